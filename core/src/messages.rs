@@ -1,0 +1,632 @@
+//! Every text the contract pins, written once.
+//!
+//! Each error type has one `Display` and each variant a message id from
+//! `vectors/messages.tsv` ([`FetchError::id`], [`SearchError::id`]); the
+//! golden test at the bottom of this file holds every template to that
+//! file, letter for letter. Nothing else in the crate writes a message.
+
+use std::fmt;
+use std::net::IpAddr;
+
+/// The catalog description of `web_fetch` (contract §1).
+pub const FETCH_DESCRIPTION: &str = "Fetch a web page and return its main content as markdown.";
+/// The catalog description of `web_search` (contract §1).
+pub const SEARCH_DESCRIPTION: &str =
+    "Search the web and return a list of results (title, url, description).";
+
+/// How a call ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Class {
+    /// A result with the tool's normal output.
+    Ok,
+    /// A result whose whole text is a failure message.
+    Soft,
+    /// A tool error: the call failed with a kind and a message.
+    Hard,
+}
+
+impl Class {
+    /// `ok`, `soft` or `hard`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Class::Ok => "ok",
+            Class::Soft => "soft",
+            Class::Hard => "hard",
+        }
+    }
+}
+
+/// The kind of a tool error (contract §1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// The arguments or the address were refused.
+    InvalidArguments,
+    /// The search request could not be made or its answer not read.
+    Transport,
+    /// The search backend answered with something unusable.
+    Backend,
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ErrorKind::InvalidArguments => "InvalidArguments",
+            ErrorKind::Transport => "Transport",
+            ErrorKind::Backend => "Backend",
+        })
+    }
+}
+
+/// A refusal by one of the five URL admission rules (contract §3).
+///
+/// The same text serves as a hard (or, for the scheme, soft) failure of the
+/// `url` argument and as the reason of a refused redirect hop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Refusal {
+    /// Rule 1: not an absolute WHATWG URL.
+    Invalid,
+    /// Rule 2: the scheme is not `https`.
+    Scheme {
+        /// The parsed, lower-case scheme.
+        scheme: String,
+    },
+    /// Rule 3: a username or password is present.
+    Userinfo,
+    /// Rule 4: the effective port is not allowed.
+    Port {
+        /// The effective port.
+        port: u16,
+    },
+    /// Rule 5: the host is an IP literal.
+    IpLiteral {
+        /// The address the host parsed to.
+        address: IpAddr,
+    },
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::Invalid => f.write_str("invalid url"),
+            Refusal::Scheme { scheme } => write!(f, "scheme not allowed: {scheme}"),
+            Refusal::Userinfo => f.write_str("url must not contain userinfo"),
+            Refusal::Port { port } => write!(f, "port not allowed: {port}"),
+            // std's Display is the contract's canonical form: 127.0.0.1,
+            // ::1, ::ffff:127.0.0.1, ::7f00:1.
+            Refusal::IpLiteral { address } => write!(f, "ip literal host not allowed: {address}"),
+        }
+    }
+}
+
+/// Why a redirect hop was refused (contract §6), in the order checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HopRefusal {
+    /// More redirects than the policy allows.
+    Limit {
+        /// The policy's hop limit (5 by default).
+        hops: u32,
+    },
+    /// An `https` page redirected to `http`.
+    Downgrade,
+    /// The target broke admission rule 2–5.
+    Rule(Refusal),
+}
+
+impl fmt::Display for HopRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HopRefusal::Limit { hops } => write!(f, "redirect limit of {hops} hops reached"),
+            HopRefusal::Downgrade => f.write_str("refusing https to http downgrade"),
+            HopRefusal::Rule(r) => r.fmt(f),
+        }
+    }
+}
+
+/// A `web_fetch` argument error (contract §2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FetchArgError {
+    /// No string `url`, or the arguments are not an object.
+    MissingUrl,
+    /// `max_chars` is not a whole number ≥ 1.
+    MaxChars,
+    /// `raw` is not a boolean.
+    Raw,
+}
+
+impl fmt::Display for FetchArgError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FetchArgError::MissingUrl => "web_fetch: missing url argument",
+            FetchArgError::MaxChars => "web_fetch: max_chars must be a positive integer",
+            FetchArgError::Raw => "web_fetch: raw must be a boolean",
+        })
+    }
+}
+
+/// Every way a `web_fetch` call can fail, soft or hard.
+///
+/// URLs inside are already in the form the message shows (display form,
+/// except [`FetchError::NetFailed`], which keeps the query).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FetchError {
+    /// The arguments were refused (hard).
+    Args(FetchArgError),
+    /// The `url` argument broke an admission rule (hard; soft for the scheme).
+    Url(Refusal),
+    /// The host resolved, but to no allowed address (hard).
+    NoAllowedAddress {
+        /// The host as the parsed URL serializes it.
+        host: String,
+    },
+    /// The lookup failed: NXDOMAIN, SERVFAIL, time-out (soft).
+    DnsFailed {
+        /// The host as the parsed URL serializes it.
+        host: String,
+    },
+    /// A non-success, non-redirect status (soft).
+    Status {
+        /// The final URL, display form.
+        url: String,
+        /// The status code.
+        status: u16,
+    },
+    /// A Content-Type that is not text (soft).
+    TypeRefused {
+        /// The header value, trimmed, verbatim.
+        content_type: String,
+        /// Display form.
+        url: String,
+    },
+    /// No Content-Type header (soft).
+    TypeMissing {
+        /// Display form.
+        url: String,
+    },
+    /// A charset label encoding_rs does not know, or `replacement` (soft).
+    CharsetUnknown {
+        /// Display form.
+        url: String,
+        /// The label, verbatim.
+        charset: String,
+    },
+    /// The body is, or inflates to, more than the byte cap (soft).
+    BodyCap {
+        /// Display form.
+        url: String,
+        /// The cap in bytes.
+        limit: u64,
+    },
+    /// The body broke off, was corrupt, or timed out while arriving (soft).
+    BodyRead {
+        /// Display form.
+        url: String,
+    },
+    /// Any other network failure (soft).
+    NetFailed {
+        /// The URL as requested: query kept, fragment dropped.
+        url: String,
+    },
+    /// The request ran out of time before the response head (soft).
+    Timeout {
+        /// Display form.
+        url: String,
+    },
+    /// A redirect hop was refused (soft).
+    RedirectRefused {
+        /// The redirecting URL, display form.
+        from: String,
+        /// The target, display form.
+        to: String,
+        /// Why.
+        reason: HopRefusal,
+    },
+}
+
+impl FetchError {
+    /// Soft (a result whose text is the message) or hard (a tool error).
+    pub fn class(&self) -> Class {
+        match self {
+            FetchError::Args(_) | FetchError::NoAllowedAddress { .. } => Class::Hard,
+            FetchError::Url(Refusal::Scheme { .. }) => Class::Soft,
+            FetchError::Url(_) => Class::Hard,
+            _ => Class::Soft,
+        }
+    }
+
+    /// The tool error kind of a hard failure; `None` for a soft one.
+    pub fn kind(&self) -> Option<ErrorKind> {
+        match self.class() {
+            Class::Hard => Some(ErrorKind::InvalidArguments),
+            _ => None,
+        }
+    }
+
+    /// The message id in `vectors/messages.tsv`.
+    pub fn id(&self) -> &'static str {
+        match self {
+            FetchError::Args(FetchArgError::MissingUrl) => "fetch.arg.url",
+            FetchError::Args(FetchArgError::MaxChars) => "fetch.arg.max_chars",
+            FetchError::Args(FetchArgError::Raw) => "fetch.arg.raw",
+            FetchError::Url(Refusal::Invalid) => "fetch.url.invalid",
+            FetchError::Url(Refusal::Scheme { .. }) => "fetch.url.scheme",
+            FetchError::Url(Refusal::Userinfo) => "fetch.url.userinfo",
+            FetchError::Url(Refusal::Port { .. }) => "fetch.url.port",
+            FetchError::Url(Refusal::IpLiteral { .. }) => "fetch.url.ip_literal",
+            FetchError::NoAllowedAddress { .. } => "fetch.dns.no_allowed",
+            FetchError::DnsFailed { .. } => "fetch.dns.failed",
+            FetchError::Status { .. } => "fetch.http.status",
+            FetchError::TypeRefused { .. } => "fetch.type.refused",
+            FetchError::TypeMissing { .. } => "fetch.type.missing",
+            FetchError::CharsetUnknown { .. } => "fetch.charset.unknown",
+            FetchError::BodyCap { .. } => "fetch.body.cap",
+            FetchError::BodyRead { .. } => "fetch.body.read",
+            FetchError::NetFailed { .. } => "fetch.net.failed",
+            FetchError::Timeout { .. } => "fetch.net.timeout",
+            FetchError::RedirectRefused { .. } => "fetch.redirect.refused",
+        }
+    }
+}
+
+impl fmt::Display for FetchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FetchError::Args(e) => e.fmt(f),
+            FetchError::Url(r) => r.fmt(f),
+            FetchError::NoAllowedAddress { host } => {
+                write!(f, "host {host} has no allowed address")
+            }
+            FetchError::DnsFailed { host } => write!(f, "dns resolution failed for {host}"),
+            FetchError::Status { url, status } => {
+                write!(f, "{url} answered HTTP {status}; try a different URL")
+            }
+            FetchError::TypeRefused { content_type, url } => write!(
+                f,
+                "content type {content_type} from {url} cannot be returned as text; \
+                 try an HTML version of the page or a different URL"
+            ),
+            FetchError::TypeMissing { url } => write!(
+                f,
+                "response from {url} declared no content type; refusing to guess its format; \
+                 try a different URL"
+            ),
+            FetchError::CharsetUnknown { url, charset } => {
+                write!(f, "response from {url} declared unknown charset {charset}; cannot decode its text")
+            }
+            FetchError::BodyCap { url, limit } => {
+                write!(f, "response from {url} exceeds the {limit}-byte size cap")
+            }
+            FetchError::BodyRead { url } => write!(
+                f,
+                "the response body from {url} could not be read; try again or use a different URL"
+            ),
+            FetchError::NetFailed { url } => {
+                write!(
+                    f,
+                    "fetch failed for {url}: network error; try a different URL"
+                )
+            }
+            FetchError::Timeout { url } => {
+                write!(
+                    f,
+                    "request to {url} timed out; try again or use a different URL"
+                )
+            }
+            FetchError::RedirectRefused { from, to, reason } => {
+                write!(f, "redirect from {from} to {to} refused: {reason}")
+            }
+        }
+    }
+}
+
+impl From<FetchArgError> for FetchError {
+    fn from(e: FetchArgError) -> Self {
+        FetchError::Args(e)
+    }
+}
+
+impl From<Refusal> for FetchError {
+    fn from(r: Refusal) -> Self {
+        FetchError::Url(r)
+    }
+}
+
+/// How a successful fetch turned the body into text (contract §8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Extraction {
+    /// HTML reduced to its main article, as markdown.
+    Readability,
+    /// The whole HTML document rendered.
+    RawHtml,
+    /// A non-HTML body, verbatim.
+    Plain,
+}
+
+impl fmt::Display for Extraction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Extraction::Readability => "readability",
+            Extraction::RawHtml => "raw-html",
+            Extraction::Plain => "plain",
+        })
+    }
+}
+
+/// A successful fetch, rendered as the contract's exact layout: the
+/// three-line header, one blank line, the text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FetchOk<'a> {
+    /// The final URL: query kept, fragment dropped.
+    pub url: &'a str,
+    /// Whether `max_chars` or the flat-text byte cap cut the text.
+    pub truncated: bool,
+    /// How the text was made.
+    pub extraction: Extraction,
+    /// The text.
+    pub text: &'a str,
+}
+
+impl fmt::Display for FetchOk<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "url: {}\ntruncated: {}\nextraction: {}\n\n{}",
+            self.url, self.truncated, self.extraction, self.text
+        )
+    }
+}
+
+/// A `web_search` argument error (contract §9), phase 1 then phase 2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SearchArgError {
+    /// Phase 1: the shape is wrong.
+    Invalid,
+    /// `query` has no non-whitespace character.
+    QueryEmpty,
+    /// `query` is over 400 characters.
+    QueryLong,
+    /// `count` is 0 or above 20.
+    Count,
+    /// `country` is blank or over 128 characters.
+    Country,
+    /// `search_lang` is blank or over 128 characters.
+    SearchLang,
+    /// `include_domains` lists more than 20 hostnames.
+    IncludeLen,
+    /// `include_domains` holds an invalid hostname.
+    IncludeHost,
+    /// `exclude_domains` lists more than 20 hostnames.
+    ExcludeLen,
+    /// `exclude_domains` holds an invalid hostname.
+    ExcludeHost,
+}
+
+impl fmt::Display for SearchArgError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SearchArgError::Invalid => "web_search: invalid arguments",
+            SearchArgError::QueryEmpty => "web_search: query must not be empty",
+            SearchArgError::QueryLong => "web_search: query exceeds 400 characters",
+            SearchArgError::Count => "web_search: count must be between 1 and 20",
+            SearchArgError::Country => "web_search: country must be 1..=128 characters",
+            SearchArgError::SearchLang => "web_search: search_lang must be 1..=128 characters",
+            SearchArgError::IncludeLen => {
+                "web_search: include_domains may list at most 20 hostnames"
+            }
+            SearchArgError::IncludeHost => {
+                "web_search: include_domains contains an invalid hostname"
+            }
+            SearchArgError::ExcludeLen => {
+                "web_search: exclude_domains may list at most 20 hostnames"
+            }
+            SearchArgError::ExcludeHost => {
+                "web_search: exclude_domains contains an invalid hostname"
+            }
+        })
+    }
+}
+
+/// Every way a `web_search` call can fail; all are hard.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SearchError {
+    /// The arguments were refused (InvalidArguments).
+    Args(SearchArgError),
+    /// Connect or send failed, or the deadline passed before the head (Transport).
+    Request,
+    /// The body could not be read, or the deadline passed mid-read (Transport).
+    Read,
+    /// A 2xx body over the response cap (Backend).
+    TooBig {
+        /// The cap in bytes (262,144 by default).
+        limit: u64,
+    },
+    /// A 2xx body that is not UTF-8 (Backend).
+    NotUtf8,
+    /// Not JSON, no `results` array, or a row without a string `url` (Backend).
+    Malformed,
+    /// A row whose `url` is empty or whitespace (Backend).
+    EmptyUrl {
+        /// The zero-based row index.
+        index: usize,
+    },
+    /// A non-2xx status with a body (Backend).
+    Status {
+        /// The status code.
+        code: u16,
+        /// The body, already cut and escaped to one line.
+        body: String,
+    },
+    /// A non-2xx status with an empty body (Backend).
+    StatusEmpty {
+        /// The status code.
+        code: u16,
+    },
+    /// A non-2xx status whose body could not be read (Backend).
+    StatusUnread {
+        /// The status code.
+        code: u16,
+    },
+}
+
+impl SearchError {
+    /// The tool error kind.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            SearchError::Args(_) => ErrorKind::InvalidArguments,
+            SearchError::Request | SearchError::Read => ErrorKind::Transport,
+            _ => ErrorKind::Backend,
+        }
+    }
+
+    /// The message id in `vectors/messages.tsv`.
+    pub fn id(&self) -> &'static str {
+        match self {
+            SearchError::Args(a) => match a {
+                SearchArgError::Invalid => "search.arg.invalid",
+                SearchArgError::QueryEmpty => "search.arg.query_empty",
+                SearchArgError::QueryLong => "search.arg.query_long",
+                SearchArgError::Count => "search.arg.count",
+                SearchArgError::Country => "search.arg.country",
+                SearchArgError::SearchLang => "search.arg.search_lang",
+                SearchArgError::IncludeLen => "search.arg.include_len",
+                SearchArgError::IncludeHost => "search.arg.include_host",
+                SearchArgError::ExcludeLen => "search.arg.exclude_len",
+                SearchArgError::ExcludeHost => "search.arg.exclude_host",
+            },
+            SearchError::Request => "search.net.request",
+            SearchError::Read => "search.net.read",
+            SearchError::TooBig { .. } => "search.resp.too_big",
+            SearchError::NotUtf8 => "search.resp.not_utf8",
+            SearchError::Malformed => "search.resp.malformed",
+            SearchError::EmptyUrl { .. } => "search.resp.empty_url",
+            SearchError::Status { .. } => "search.resp.status",
+            SearchError::StatusEmpty { .. } => "search.resp.status_empty",
+            SearchError::StatusUnread { .. } => "search.resp.status_unread",
+        }
+    }
+}
+
+impl fmt::Display for SearchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SearchError::Args(a) => a.fmt(f),
+            SearchError::Request => f.write_str("web_search: request failed"),
+            SearchError::Read => f.write_str("web_search: reading response failed"),
+            SearchError::TooBig { limit } => {
+                write!(f, "web_search: response body exceeded {limit} bytes")
+            }
+            SearchError::NotUtf8 => f.write_str("web_search: response body was not valid UTF-8"),
+            SearchError::Malformed => f.write_str("web_search: malformed search response"),
+            SearchError::EmptyUrl { index } => {
+                write!(
+                    f,
+                    "web_search: malformed search response: result {index} has an empty url"
+                )
+            }
+            SearchError::Status { code, body } => {
+                write!(f, "web_search: backend returned {code}: {body}")
+            }
+            SearchError::StatusEmpty { code } => {
+                write!(f, "web_search: backend returned {code}: (empty body)")
+            }
+            SearchError::StatusUnread { code } => {
+                write!(
+                    f,
+                    "web_search: backend returned {code}, and its error body could not be read"
+                )
+            }
+        }
+    }
+}
+
+impl From<SearchArgError> for SearchError {
+    fn from(e: SearchArgError) -> Self {
+        SearchError::Args(e)
+    }
+}
+
+/// One search result row, as a provider reported it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SearchRow {
+    /// The title ("" when the provider gave none).
+    pub title: String,
+    /// The URL (checked: a non-blank string).
+    pub url: String,
+    /// The description ("" when the provider gave none).
+    pub description: String,
+    /// How old the page is, when reported.
+    pub age: Option<String>,
+    /// The site's name, when reported.
+    pub site_name: Option<String>,
+    /// Extra snippets, when reported.
+    pub extra_snippets: Option<Vec<String>>,
+}
+
+/// A successful search, rendered as the contract's compact JSON with its
+/// fixed key order (contract §9).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchOk<'a> {
+    /// The query argument, verbatim.
+    pub query: &'a str,
+    /// The rows.
+    pub rows: &'a [SearchRow],
+}
+
+fn json_str(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
+    // serde_json's escaping is the JSON standard's; a String never fails.
+    f.write_str(&serde_json::Value::from(s).to_string())
+}
+
+impl fmt::Display for SearchOk<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("{\"query\":")?;
+        json_str(f, self.query)?;
+        f.write_str(",\"results\":[")?;
+        for (i, row) in self.rows.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            f.write_str("{\"title\":")?;
+            json_str(f, &row.title)?;
+            f.write_str(",\"url\":")?;
+            json_str(f, &row.url)?;
+            f.write_str(",\"description\":")?;
+            json_str(f, &row.description)?;
+            if let Some(age) = &row.age {
+                f.write_str(",\"age\":")?;
+                json_str(f, age)?;
+            }
+            if let Some(site) = &row.site_name {
+                f.write_str(",\"site_name\":")?;
+                json_str(f, site)?;
+            }
+            if let Some(extra) = &row.extra_snippets {
+                f.write_str(",\"extra_snippets\":[")?;
+                for (j, s) in extra.iter().enumerate() {
+                    if j > 0 {
+                        f.write_str(",")?;
+                    }
+                    json_str(f, s)?;
+                }
+                f.write_str("]")?;
+            }
+            f.write_str("}")?;
+        }
+        f.write_str("]}")
+    }
+}
+
+/// The caller-facing rendering of a hard failure: `tool call failure: {message}`.
+#[derive(Clone, Copy, Debug)]
+pub struct ToolFailure<'a, E: fmt::Display>(pub &'a E);
+
+impl<E: fmt::Display> fmt::Display for ToolFailure<'_, E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "tool call failure: {}", self.0)
+    }
+}

@@ -1,0 +1,60 @@
+//! The [`Policy`]: every limit a host may set (contract §10).
+//!
+//! A prompt never reaches this struct; per-call arguments can only ask for
+//! less than it allows (see [`crate::args`]). The blocked-address table is
+//! deliberately not here: it is not a setting.
+
+use std::time::Duration;
+
+/// The limits one host applies to every call. Build it from
+/// [`Policy::default`] and lower or raise what the host needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Policy {
+    /// Effective ports a URL may name (default 80 and 443).
+    pub ports: Vec<u16>,
+    /// The most characters a fetch returns, and the maximum of `max_chars`
+    /// (default 40,000).
+    pub max_chars: usize,
+    /// The body cap in bytes, counted after decompression (default 8,388,608).
+    pub body_cap: u64,
+    /// The TCP connect limit per request, all addresses included (default 5 s).
+    pub connect_timeout: Duration,
+    /// The limit of one request or redirect hop, from lookup to last body
+    /// byte (default 20 s).
+    pub request_timeout: Duration,
+    /// How many redirects are followed (default 5).
+    pub max_redirects: u32,
+    /// The `User-Agent` header (default `harness-webfetch/0.0`).
+    pub user_agent: String,
+    /// The deadline of one whole search exchange (default 30 s).
+    pub search_deadline: Duration,
+    /// The largest search response body read (default 262,144 bytes).
+    pub search_body_cap: u64,
+    /// Where a backend's error body is cut, in bytes (default 2,000).
+    pub search_error_cut: usize,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            ports: vec![80, 443],
+            max_chars: 40_000,
+            body_cap: 8_388_608,
+            connect_timeout: Duration::from_secs(5),
+            request_timeout: Duration::from_secs(20),
+            max_redirects: 5,
+            user_agent: "harness-webfetch/0.0".to_string(),
+            search_deadline: Duration::from_secs(30),
+            search_body_cap: 262_144,
+            search_error_cut: 2_000,
+        }
+    }
+}
+
+impl Policy {
+    /// True when `port` may be named by a URL.
+    pub fn allows_port(&self, port: u16) -> bool {
+        self.ports.contains(&port)
+    }
+}

@@ -1,0 +1,22 @@
+//! The pure policy core: no IO, no async, no clock. Values in, values out.
+//!
+//! - [`addr`]: the compiled blocked-address table and [`VettedAddr`].
+//! - [`admission`]: the five URL rules and the display form of URLs.
+//! - [`redirect`]: the per-hop rule.
+//! - [`limits`]: the host's [`Policy`].
+//!
+//! **Architecture Invariant:** nothing in this module imports tokio, hyper
+//! or hickory; `cargo xtask tidy` fails if it does.
+
+pub mod addr;
+pub mod admission;
+pub mod limits;
+pub mod redirect;
+// Generated; its layout is codegen's, not rustfmt's.
+#[rustfmt::skip]
+mod table;
+
+pub use addr::{check, vet, BlockedRange, Verdict, VettedAddr};
+pub use admission::{admit, admit_parsed, display_form, AdmittedUrl};
+pub use limits::Policy;
+pub use redirect::{is_redirect_status, next_hop, Hop};

@@ -1,0 +1,3 @@
+//! Fuzz target: both argument parsers on any JSON (`webgate::fuzzing::arguments`).
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| webgate::fuzzing::arguments(data));

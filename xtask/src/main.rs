@@ -1,0 +1,184 @@
+//! `cargo xtask`: the project's one entry point for everything that is not
+//! `cargo build`. Developers and `.ci/run` call the same commands.
+//!
+//! - `ci`: the whole check (fmt, clippy, tests, codegen --check, tidy);
+//!   this is the README's test command.
+//! - `codegen [--check]`: the blocked-address table from `vectors/iana/`.
+//! - `tidy`: house-style checks (also run as a `#[test]`).
+//! - `fuzz [--seconds N] [TARGET…]`: every cargo-fuzz target for N seconds.
+//! - `bench [NAME…]`: the benchmarks.
+
+#![forbid(unsafe_code)]
+
+mod codegen;
+mod tidy;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+fn root() -> PathBuf {
+    // OK because xtask always lives one level below the workspace root.
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+const USAGE: &str = "\
+usage: cargo xtask <command>
+
+commands:
+  ci                      fmt --check, clippy -D warnings, every test,
+                          codegen --check and tidy (the README's test command)
+  codegen [--check]       regenerate core/src/policy/table.rs from vectors/iana/
+  tidy                    house-style checks
+  fuzz [--seconds N] [T…] run every fuzz target (or the named ones) N seconds
+                          each (default 60), then replay fuzz/regressions/
+  bench [NAME…]           run the benchmarks (table)
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("codegen") => codegen::run(&root(), args.iter().any(|a| a == "--check")),
+        Some("tidy") => tidy::run(&root()),
+        Some("ci") => ci(),
+        Some("fuzz") => fuzz(&args[1..]),
+        Some("bench") => bench(&args[1..]),
+        Some("-h" | "--help" | "help") => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        _ => {
+            eprint!("{USAGE}");
+            return ExitCode::from(64);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs a command in the workspace root; a non-zero exit is an error.
+fn run(program: &str, args: &[&str]) -> Result<(), String> {
+    run_in(&root(), program, args)
+}
+
+fn run_in(dir: &Path, program: &str, args: &[&str]) -> Result<(), String> {
+    eprintln!("$ {program} {}", args.join(" "));
+    let status = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .status()
+        .map_err(|e| format!("{program}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`{program} {}` failed: {status}", args.join(" ")))
+    }
+}
+
+fn ci() -> Result<(), String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    run(&cargo, &["fmt", "--all", "--check"])?;
+    codegen::run(&root(), true)?;
+    tidy::run(&root())?;
+    run(
+        &cargo,
+        &[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--locked",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    )?;
+    run(&cargo, &["test", "--workspace", "--locked"])?;
+    Ok(())
+}
+
+fn fuzz(args: &[String]) -> Result<(), String> {
+    let mut seconds = 60u64;
+    let mut targets = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--seconds" => {
+                seconds = it
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .ok_or("--seconds takes a whole number")?;
+            }
+            t => targets.push(t.to_string()),
+        }
+    }
+    let fuzz_dir = root().join("fuzz");
+    if targets.is_empty() {
+        let mut names: Vec<String> = std::fs::read_dir(fuzz_dir.join("fuzz_targets"))
+            .map_err(|e| e.to_string())?
+            .filter_map(|e| e.ok())
+            .filter_map(|e| {
+                e.file_name()
+                    .to_str()?
+                    .strip_suffix(".rs")
+                    .map(str::to_string)
+            })
+            .collect();
+        names.sort();
+        targets = names;
+    }
+    if Command::new("cargo")
+        .args(["+nightly", "fuzz", "--version"])
+        .output()
+        .map(|o| !o.status.success())
+        .unwrap_or(true)
+    {
+        run("cargo", &["+nightly", "install", "cargo-fuzz", "--locked"])?;
+    }
+    let max_time = format!("-max_total_time={seconds}");
+    for t in &targets {
+        let corpus = fuzz_dir.join("corpus").join(t);
+        std::fs::create_dir_all(&corpus).map_err(|e| e.to_string())?;
+        let seeds = fuzz_dir.join("seeds").join(t);
+        let mut dirs = vec![corpus.to_string_lossy().into_owned()];
+        if seeds.is_dir() {
+            dirs.push(seeds.to_string_lossy().into_owned());
+        }
+        let mut a = vec!["+nightly", "fuzz", "run", t.as_str()];
+        a.extend(dirs.iter().map(String::as_str));
+        a.extend(["--", max_time.as_str(), "-print_final_stats=1"]);
+        run_in(&fuzz_dir, "cargo", &a)?;
+    }
+    // Minimised crashes are replayed as ordinary tests.
+    run(
+        "cargo",
+        &["test", "-p", "webgate", "--test", "fuzz_regressions"],
+    )
+}
+
+fn bench(args: &[String]) -> Result<(), String> {
+    let all = ["table"];
+    let names: Vec<&str> = if args.is_empty() {
+        all.to_vec()
+    } else {
+        args.iter().map(String::as_str).collect()
+    };
+    for n in names {
+        match n {
+            "table" => run("cargo", &["bench", "-p", "webgate", "--bench", "table"])?,
+            other => {
+                return Err(format!(
+                    "unknown benchmark {other:?}; known: {}",
+                    all.join(", ")
+                ))
+            }
+        }
+    }
+    Ok(())
+}
