@@ -40,8 +40,13 @@
 #![deny(missing_docs)]
 
 pub mod args;
+pub mod body;
+pub mod extract;
+pub mod fetch;
 pub mod messages;
+pub mod net;
 pub mod policy;
+pub mod tool;
 
 #[doc(hidden)]
 pub mod fuzzing;

@@ -1,0 +1,101 @@
+//! A test certificate authority made at start-up. Its root goes to the
+//! fetcher through the host-side TLS setting (`TlsSettings::add_root`);
+//! servers present leaf certificates it signs for the vector's names, or,
+//! when a vector asks, a wrong name, an expired one, or a self-signed one.
+
+use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+
+/// What certificate a server presents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CertKind {
+    /// Signed by the test CA for the server's names.
+    Valid,
+    /// Signed by the test CA for `wrong.invalid` only.
+    WrongName,
+    /// Signed by the test CA, valid names, expired a year ago.
+    Expired,
+    /// Self-signed for the right names (no chain to a trusted root).
+    SelfSigned,
+}
+
+/// The CA: its root certificate and its signing key.
+pub struct TestCa {
+    root: CertificateDer<'static>,
+    issuer: Issuer<'static, KeyPair>,
+}
+
+impl std::fmt::Debug for TestCa {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TestCa")
+    }
+}
+
+impl TestCa {
+    /// A fresh CA.
+    pub fn new() -> TestCa {
+        let mut params = CertificateParams::new(Vec::<String>::new()).expect("CA params");
+        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        params
+            .distinguished_name
+            .push(DnType::CommonName, "webgate conformance test CA");
+        let key = KeyPair::generate().expect("CA key");
+        let cert = params.self_signed(&key).expect("CA certificate");
+        TestCa {
+            root: cert.der().clone(),
+            issuer: Issuer::new(params, key),
+        }
+    }
+
+    /// The root to trust.
+    pub fn root(&self) -> CertificateDer<'static> {
+        self.root.clone()
+    }
+
+    /// The root as PEM text (for `--ca-file`).
+    pub fn root_pem(&self) -> String {
+        use base64::Engine;
+        let b64 = base64::engine::general_purpose::STANDARD.encode(self.root.as_ref());
+        let lines: Vec<&str> = b64
+            .as_bytes()
+            .chunks(64)
+            .map(|c| std::str::from_utf8(c).unwrap_or(""))
+            .collect();
+        format!(
+            "-----BEGIN CERTIFICATE-----\n{}\n-----END CERTIFICATE-----\n",
+            lines.join("\n")
+        )
+    }
+
+    /// A leaf certificate chain and key for `names`.
+    pub fn leaf(
+        &self,
+        names: &[String],
+        kind: CertKind,
+    ) -> (Vec<CertificateDer<'static>>, PrivateKeyDer<'static>) {
+        let names: Vec<String> = match kind {
+            CertKind::WrongName => vec!["wrong.invalid".to_string()],
+            _ => names.to_vec(),
+        };
+        let mut params = CertificateParams::new(names).expect("leaf params");
+        if kind == CertKind::Expired {
+            let now = time::OffsetDateTime::now_utc();
+            params.not_before = now - time::Duration::days(730);
+            params.not_after = now - time::Duration::days(365);
+        }
+        let key = KeyPair::generate().expect("leaf key");
+        let cert = match kind {
+            CertKind::SelfSigned => params.self_signed(&key),
+            _ => params.signed_by(&key, &self.issuer),
+        }
+        .expect("leaf certificate");
+        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
+        (vec![cert.der().clone()], key)
+    }
+}
+
+impl Default for TestCa {
+    fn default() -> Self {
+        TestCa::new()
+    }
+}

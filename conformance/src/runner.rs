@@ -1,0 +1,347 @@
+//! Loading vectors, running one on the simulated network, and comparing
+//! the outcome with its expectation, letter for letter.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use webgate::fetch::Fetcher;
+use webgate::messages::{Class, FETCH_DESCRIPTION, SEARCH_DESCRIPTION};
+use webgate::net::TlsSettings;
+use webgate::policy::Policy;
+use webgate::tool::Outcome;
+
+use crate::ca::TestCa;
+use crate::sim::{SimDial, SimResolve};
+use crate::vector::{File, Vector};
+
+/// Files that may sit in a vector directory without being vector files.
+const DATA_FILES: &[&str] = &["messages.tsv", "README.md", "expected_failures.txt"];
+
+/// A vector with the file it came from.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// `{file stem}/{name}`: unique across the suite.
+    pub full_name: String,
+    /// The vector.
+    pub vector: Vector,
+}
+
+/// Loads every `*.toml` file of `dir`. Any other file that is not a known
+/// data file, a file that does not parse, or a name used twice is an error:
+/// a vector file that is not loaded must never pass silently.
+pub fn load_dir(dir: &Path) -> Result<Vec<Loaded>, Vec<String>> {
+    let mut errors = Vec::new();
+    let mut out = Vec::new();
+    let mut names = BTreeSet::new();
+    let mut entries: Vec<PathBuf> = match std::fs::read_dir(dir) {
+        Ok(e) => e.filter_map(|e| e.ok()).map(|e| e.path()).collect(),
+        Err(e) => return Err(vec![format!("{}: {e}", dir.display())]),
+    };
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            continue; // data folders (iana/, extraction fixtures)
+        }
+        let file_name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("")
+            .to_string();
+        if path.extension().and_then(|e| e.to_str()) != Some("toml") {
+            if !DATA_FILES.contains(&file_name.as_str()) {
+                errors.push(format!("{}: not a vector file (.toml) and not a known data file; it would not be loaded", path.display()));
+            }
+            continue;
+        }
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("")
+            .to_string();
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) => {
+                errors.push(format!("{}: {e}", path.display()));
+                continue;
+            }
+        };
+        let file: File = match toml::from_str(&text) {
+            Ok(f) => f,
+            Err(e) => {
+                errors.push(format!("{}: does not parse: {e}", path.display()));
+                continue;
+            }
+        };
+        if file.test.is_empty() {
+            errors.push(format!("{}: holds no vector", path.display()));
+        }
+        for v in file.test {
+            let full_name = format!("{stem}/{}", v.name);
+            if !names.insert(full_name.clone()) {
+                errors.push(format!("{full_name}: two vectors share this name"));
+            }
+            out.push(Loaded {
+                full_name,
+                vector: v,
+            });
+        }
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
+
+/// The message ids of a messages.tsv text.
+pub fn message_ids(tsv: &str) -> Vec<String> {
+    tsv.lines()
+        .skip(1)
+        .filter_map(|l| l.split('\t').next())
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Ids of `ids` that no vector pins.
+pub fn uncovered(ids: &[String], vectors: &[Loaded]) -> Vec<String> {
+    let pinned: BTreeSet<&str> = vectors.iter().map(|l| l.vector.id.as_str()).collect();
+    ids.iter()
+        .filter(|i| !pinned.contains(i.as_str()))
+        .cloned()
+        .collect()
+}
+
+/// What a vector produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Actual {
+    /// ok / soft / hard.
+    pub class: String,
+    /// The tool error kind, for hard failures.
+    pub kind: Option<String>,
+    /// The message ids this outcome pins (its own, and the reason or value
+    /// inside it).
+    pub ids: Vec<String>,
+    /// The whole text.
+    pub text: String,
+    /// Every dial, in order.
+    pub dials: Vec<String>,
+    /// The request heads servers received.
+    pub requests: Vec<Vec<(String, String)>>,
+}
+
+/// The ids an outcome pins beyond its own: the redirect reason inside a
+/// refusal, the extraction value of a success.
+fn derived_ids(o: &Outcome) -> Vec<String> {
+    let mut ids = vec![o.id.to_string()];
+    if o.id == "fetch.redirect.refused" {
+        let reason = o
+            .text
+            .rsplit_once(" refused: ")
+            .map(|(_, r)| r)
+            .unwrap_or("");
+        let id = if reason.starts_with("redirect limit of ") {
+            "fetch.redirect.reason.limit"
+        } else if reason == "refusing https to http downgrade" {
+            "fetch.redirect.reason.downgrade"
+        } else if reason.starts_with("scheme not allowed: ") {
+            "fetch.redirect.reason.scheme"
+        } else if reason == "url must not contain userinfo" {
+            "fetch.redirect.reason.userinfo"
+        } else if reason.starts_with("port not allowed: ") {
+            "fetch.redirect.reason.port"
+        } else if reason.starts_with("ip literal host not allowed: ") {
+            "fetch.redirect.reason.ip_literal"
+        } else {
+            ""
+        };
+        ids.push(id.to_string());
+    }
+    if o.id == "fetch.ok" {
+        for (line, id) in [
+            (
+                "\nextraction: readability\n",
+                "fetch.ok.extraction.readability",
+            ),
+            ("\nextraction: raw-html\n", "fetch.ok.extraction.raw_html"),
+            ("\nextraction: plain\n", "fetch.ok.extraction.plain"),
+        ] {
+            if o.text.contains(line) {
+                ids.push(id.to_string());
+            }
+        }
+    }
+    ids
+}
+
+/// Runs one vector on a fresh simulated network with tokio's paused clock.
+pub fn run(v: &Vector, ca: &TestCa) -> Result<Actual, String> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
+        .build()
+        .map_err(|e| e.to_string())?;
+    rt.block_on(async {
+        match v.tool.as_str() {
+            "catalog" => {
+                let text = match v.args.as_str() {
+                    "web_fetch" => (FETCH_DESCRIPTION, "fetch.description"),
+                    "web_search" => (SEARCH_DESCRIPTION, "search.description"),
+                    other => return Err(format!("catalog of unknown tool {other:?}")),
+                };
+                return Ok(Actual {
+                    class: "ok".into(),
+                    kind: None,
+                    ids: vec![text.1.into()],
+                    text: text.0.into(),
+                    dials: vec![],
+                    requests: vec![],
+                });
+            }
+            "web_fetch" | "caller:web_fetch" => {}
+            other => return Err(format!("unknown tool {other:?}")),
+        }
+        let resolve = Arc::new(SimResolve::new(&v.dns));
+        let dial = Arc::new(SimDial::new(&v.server, &v.dns, ca)?);
+        let mut tls = TlsSettings::default();
+        tls.add_root(ca.root());
+        let mut policy = Policy::default();
+        if let Some(m) = v.policy.max_chars {
+            policy.max_chars = m;
+        }
+        if let Some(c) = v.policy.body_cap {
+            policy.body_cap = c;
+        }
+        let fetcher = Fetcher::builder()
+            .policy(policy)
+            .resolver(resolve)
+            .dialer(dial.clone())
+            .tls(tls)
+            .build()?;
+        let args: serde_json::Value =
+            serde_json::from_str(&v.args).map_err(|e| format!("args are not JSON: {e}"))?;
+        let o = fetcher.call(&args).await;
+        let mut ids = derived_ids(&o);
+        let mut text = o.text.clone();
+        if v.tool == "caller:web_fetch" {
+            match o.tool_failure() {
+                Some(t) => {
+                    text = t;
+                    ids = vec!["tool.failure".into()];
+                }
+                None => return Err("caller rendering asked of an outcome that is not hard".into()),
+            }
+        }
+        let dials = dial.dials.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        Ok(Actual {
+            class: match o.class {
+                Class::Ok => "ok",
+                Class::Soft => "soft",
+                Class::Hard => "hard",
+            }
+            .into(),
+            kind: o.kind.map(|k| k.to_string()),
+            ids,
+            text,
+            dials,
+            requests: dial.requests(),
+        })
+    })
+}
+
+/// Compares an outcome with the vector's expectation; the error says what
+/// differs, with the first differing place of long texts.
+pub fn compare(v: &Vector, a: &Actual) -> Result<(), String> {
+    let mut problems = Vec::new();
+    if !a.ids.iter().any(|i| i == &v.id) {
+        problems.push(format!(
+            "pins id {:?}, but the outcome is {:?}",
+            v.id, a.ids
+        ));
+    }
+    if a.class != v.expect.class {
+        problems.push(format!(
+            "class: expected {}, got {}",
+            v.expect.class, a.class
+        ));
+    }
+    if a.kind != v.expect.kind {
+        problems.push(format!(
+            "kind: expected {:?}, got {:?}",
+            v.expect.kind, a.kind
+        ));
+    }
+    if a.text != v.expect.text {
+        problems.push(text_diff(&v.expect.text, &a.text));
+    }
+    if let Some(d) = &v.expect.dials {
+        if &a.dials != d {
+            problems.push(format!("dials: expected {d:?}, got {:?}", a.dials));
+        }
+    }
+    if let Some(h) = &v.expect.request_headers {
+        let got: Vec<Vec<(String, String)>> = a
+            .requests
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .filter(|(k, _)| !k.starts_with(':'))
+                    .cloned()
+                    .collect()
+            })
+            .collect();
+        if got.iter().any(|r| r != h) || got.is_empty() {
+            problems.push(format!("request headers: expected {h:?}, got {got:?}"));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
+}
+
+fn text_diff(expected: &str, actual: &str) -> String {
+    if expected.len() + actual.len() < 400 {
+        return format!("text:\n  expected: {expected:?}\n  actual:   {actual:?}");
+    }
+    let at = expected
+        .chars()
+        .zip(actual.chars())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let window = |s: &str| -> String { s.chars().skip(at.saturating_sub(40)).take(120).collect() };
+    format!(
+        "text differs at character {at} (expected {} chars, actual {}):\n  expected: …{:?}…\n  actual:   …{:?}…",
+        expected.chars().count(),
+        actual.chars().count(),
+        window(expected),
+        window(actual)
+    )
+}
+
+/// `expected_failures.txt`: `full name<TAB or spaces>reason` lines.
+pub fn expected_failures(dir: &Path) -> Result<BTreeMap<String, String>, String> {
+    let path = dir.join("expected_failures.txt");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(BTreeMap::new());
+    };
+    let mut out = BTreeMap::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (name, reason) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        if reason.trim().is_empty() {
+            return Err(format!(
+                "{}:{}: an expected failure needs a reason",
+                path.display(),
+                n + 1
+            ));
+        }
+        out.insert(name.to_string(), reason.trim().to_string());
+    }
+    Ok(out)
+}

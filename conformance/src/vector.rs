@@ -1,0 +1,165 @@
+//! The vector format. One TOML file per contract section under `vectors/`,
+//! each holding `[[test]]` tables:
+//!
+//! ```toml
+//! [[test]]
+//! name = "plain text comes back verbatim"   # unique within the file
+//! id = "fetch.ok"                            # the message id it pins
+//! tool = "web_fetch"                         # or "web_search"
+//! args = '{"url": "https://a.example/"}'     # JSON, exactly as a model sends it
+//!
+//! # DNS: per host, one answer per lookup in order (the last repeats).
+//! # An answer is a list of addresses, or "nxdomain", "servfail", "hang".
+//! [test.dns]
+//! "a.example" = [["93.184.216.34"]]
+//!
+//! [[test.server]]
+//! addr = "93.184.216.34:443"
+//! names = ["a.example"]        # certificate names (default: hosts answered with addr)
+//! cert = "valid"               # valid | wrong-name | expired | self-signed
+//! alpn = "http/1.1"            # or "h2"
+//! tls = "ok"                   # ok | stall | plain (speaks no TLS)
+//! connect = "ok"               # ok | refuse | hang
+//!
+//! [[test.server.response]]      # one per request, in order (the last repeats)
+//! status = 200
+//! headers = [["Content-Type", "text/plain"]]
+//! body = "hello"               # or body_b64, or body_repeat = {text, times}
+//! encode = ["gzip"]            # compress the body (headers are not added)
+//! framing = "length"           # length | chunked | close
+//! content_length = 10          # a declared length that may lie
+//! chunk_size = 4096            # bytes per write / chunk
+//! delay_head_ms = 0            # before the status line
+//! delay_chunk_ms = 0           # before each chunk
+//! drop_after = 100             # close after this many body bytes
+//! raw = "HTTP/1.1 200 OK\r\n…"  # send exactly this instead
+//!
+//! [test.expect]
+//! class = "ok"                 # ok | soft | hard
+//! kind = "InvalidArguments"    # hard only
+//! text = "url: …"              # the whole text
+//! dials = ["93.184.216.34:443"]  # optional: exactly these dials, in order
+//! request_headers = [["host", "a.example"], …]  # optional: exactly these, in order
+//! ```
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+/// A vector file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct File {
+    /// The vectors.
+    #[serde(default)]
+    pub test: Vec<Vector>,
+}
+
+/// One vector.
+#[derive(Debug, Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct Vector {
+    pub name: String,
+    pub id: String,
+    pub tool: String,
+    pub args: String,
+    #[serde(default)]
+    pub dns: BTreeMap<String, Vec<Answer>>,
+    #[serde(default)]
+    pub server: Vec<Server>,
+    #[serde(default)]
+    pub policy: PolicyOverride,
+    pub expect: Expect,
+}
+
+/// Host-side policy changes for one vector.
+#[derive(Debug, Deserialize, Clone, Default)]
+#[serde(deny_unknown_fields)]
+pub struct PolicyOverride {
+    pub max_chars: Option<usize>,
+    pub body_cap: Option<u64>,
+}
+
+/// One DNS answer.
+#[derive(Debug, Deserialize, Clone)]
+#[serde(untagged)]
+pub enum Answer {
+    Addresses(Vec<String>),
+    Special(String),
+}
+
+/// A scripted server.
+#[derive(Debug, Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct Server {
+    pub addr: String,
+    #[serde(default)]
+    pub names: Vec<String>,
+    #[serde(default = "valid")]
+    pub cert: String,
+    #[serde(default = "http11")]
+    pub alpn: String,
+    #[serde(default = "ok")]
+    pub tls: String,
+    #[serde(default = "ok")]
+    pub connect: String,
+    #[serde(default)]
+    pub response: Vec<Response>,
+}
+
+fn valid() -> String {
+    "valid".into()
+}
+fn http11() -> String {
+    "http/1.1".into()
+}
+fn ok() -> String {
+    "ok".into()
+}
+
+/// One scripted response.
+#[derive(Debug, Deserialize, Clone, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Response {
+    #[serde(default = "status_ok")]
+    pub status: u16,
+    #[serde(default)]
+    pub headers: Vec<(String, String)>,
+    pub body: Option<String>,
+    pub body_b64: Option<String>,
+    pub body_repeat: Option<Repeat>,
+    #[serde(default)]
+    pub encode: Vec<String>,
+    pub framing: Option<String>,
+    pub content_length: Option<u64>,
+    pub chunk_size: Option<usize>,
+    #[serde(default)]
+    pub delay_head_ms: u64,
+    #[serde(default)]
+    pub delay_chunk_ms: u64,
+    pub drop_after: Option<usize>,
+    pub raw: Option<String>,
+}
+
+fn status_ok() -> u16 {
+    200
+}
+
+/// A body made of one text repeated.
+#[derive(Debug, Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct Repeat {
+    pub text: String,
+    pub times: usize,
+}
+
+/// The exact expectation.
+#[derive(Debug, Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    pub class: String,
+    pub kind: Option<String>,
+    pub text: String,
+    pub dials: Option<Vec<String>>,
+    pub request_headers: Option<Vec<(String, String)>>,
+}

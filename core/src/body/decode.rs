@@ -1,0 +1,470 @@
+//! Streaming decompression under the byte cap (contract §7).
+//!
+//! A body arrives as chunks and is pushed through a stack of decoders, one
+//! per `Content-Encoding` coding (undone in reverse order), into a
+//! [`Collector`] that counts inflated bytes *as they are produced*. Every
+//! decoder step writes at most [`SCRATCH`] bytes before the collector sees
+//! them, so a decompression bomb is refused at most one step past the cap
+//! and memory stays the cap plus a small constant per stage.
+
+use std::io::Write as _;
+
+use flate2::{Decompress, FlushDecompress, Status};
+
+/// How much one decoder step may produce before the next stage sees it.
+pub const SCRATCH: usize = 32 * 1024;
+
+/// More codings than this on one body are refused as unreadable: no real
+/// server stacks more, and each stage costs a scratch buffer.
+pub const MAX_CODINGS: usize = 8;
+
+/// What happens when the inflated body reaches the cap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CapMode {
+    /// HTML, JSON, XML: one byte over the cap refuses the whole body.
+    Refuse,
+    /// Flat text: keep the first cap bytes and stop reading.
+    Truncate,
+}
+
+/// Why a body could not be turned into bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BodyFail {
+    /// It inflated past the cap (in [`CapMode::Refuse`]).
+    Cap,
+    /// A coding we do not know, too many codings, or a corrupt or truncated
+    /// compressed stream.
+    Unreadable,
+}
+
+/// Whether to keep reading.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Push the next chunk.
+    More,
+    /// The cap was reached in [`CapMode::Truncate`]: stop reading.
+    Full,
+}
+
+/// The decoded bytes of a whole body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Body {
+    /// The inflated bytes, at most the cap.
+    pub bytes: Vec<u8>,
+    /// True when the cap cut the body ([`CapMode::Truncate`] only).
+    pub truncated: bool,
+}
+
+/// The content codings, outermost first as the header lists them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Coding {
+    /// `gzip`, `x-gzip`.
+    Gzip,
+    /// `deflate`: zlib-wrapped, or raw deflate as some servers send.
+    Deflate,
+    /// `br`.
+    Brotli,
+    /// `zstd`.
+    Zstd,
+}
+
+impl Coding {
+    /// The coding's canonical name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Coding::Gzip => "gzip",
+            Coding::Deflate => "deflate",
+            Coding::Brotli => "br",
+            Coding::Zstd => "zstd",
+        }
+    }
+}
+
+/// Parses every `Content-Encoding` header value, in order. Names are
+/// case-insensitive; `identity` and empty list members are dropped.
+pub fn parse_codings<'a>(
+    values: impl IntoIterator<Item = &'a str>,
+) -> Result<Vec<Coding>, BodyFail> {
+    let mut out = Vec::new();
+    for v in values {
+        for name in v.split(',') {
+            let name = name.trim_matches([' ', '\t']).to_ascii_lowercase();
+            let c = match name.as_str() {
+                "" | "identity" => continue,
+                "gzip" | "x-gzip" => Coding::Gzip,
+                "deflate" => Coding::Deflate,
+                "br" => Coding::Brotli,
+                "zstd" => Coding::Zstd,
+                _ => return Err(BodyFail::Unreadable),
+            };
+            out.push(c);
+        }
+    }
+    if out.len() > MAX_CODINGS {
+        return Err(BodyFail::Unreadable);
+    }
+    Ok(out)
+}
+
+/// The end of the pipeline: keeps at most `cap` bytes.
+#[derive(Debug)]
+struct Collector {
+    bytes: Vec<u8>,
+    cap: usize,
+    mode: CapMode,
+    truncated: bool,
+    inflated: u64,
+}
+
+/// Why pushing stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stop {
+    Cap,
+    Full,
+    Corrupt,
+}
+
+impl Collector {
+    fn accept(&mut self, data: &[u8]) -> Result<(), Stop> {
+        self.inflated += data.len() as u64;
+        let room = self.cap - self.bytes.len();
+        if data.len() <= room {
+            self.bytes.extend_from_slice(data);
+            return Ok(());
+        }
+        match self.mode {
+            CapMode::Refuse => Err(Stop::Cap),
+            CapMode::Truncate => {
+                self.bytes.extend_from_slice(&data[..room]);
+                self.truncated = true;
+                Err(Stop::Full)
+            }
+        }
+    }
+}
+
+/// One decoder. `step` consumes some input and produces at most
+/// `out.len()` bytes; `end` checks the stream is complete and hands back
+/// anything still held.
+enum Decoder {
+    Gzip(Box<flate2::write::GzDecoder<Vec<u8>>>),
+    Deflate(Inflate),
+    Brotli(Box<BrotliState>),
+    Zstd {
+        d: Box<zstd::stream::raw::Decoder<'static>>,
+        frame_done: bool,
+    },
+}
+
+type BrotliState = brotli_decompressor::BrotliState<
+    brotli_decompressor::StandardAlloc,
+    brotli_decompressor::StandardAlloc,
+    brotli_decompressor::StandardAlloc,
+>;
+
+/// True when two bytes start a zlib stream (RFC 1950: CM = 8, CINFO ≤ 7,
+/// header checksum); anything else under `deflate` is taken as raw deflate.
+fn is_zlib_header(b0: u8, b1: u8) -> bool {
+    b0 & 0x0f == 8 && b0 >> 4 <= 7 && (u16::from(b0) << 8 | u16::from(b1)) % 31 == 0
+}
+
+/// `deflate`: the first two bytes decide zlib or raw deflate.
+struct Inflate {
+    head: Vec<u8>,
+    d: Option<Decompress>,
+    ended: bool,
+}
+
+impl Inflate {
+    fn step(&mut self, input: &[u8], out: &mut [u8]) -> Result<(usize, usize), Stop> {
+        let mut taken = 0;
+        if self.d.is_none() {
+            taken = (2 - self.head.len()).min(input.len());
+            self.head.extend_from_slice(&input[..taken]);
+            if self.head.len() < 2 {
+                return Ok((taken, 0));
+            }
+            self.d = Some(Decompress::new(is_zlib_header(self.head[0], self.head[1])));
+        }
+        if !self.head.is_empty() {
+            // The buffered head bytes go first; `input` beyond them waits.
+            let head = std::mem::take(&mut self.head);
+            let (used, produced) = self.run(&head, out)?;
+            self.head = head[used..].to_vec();
+            return Ok((taken, produced));
+        }
+        self.run(input, out)
+    }
+
+    fn run(&mut self, data: &[u8], out: &mut [u8]) -> Result<(usize, usize), Stop> {
+        if self.ended {
+            return if data.is_empty() {
+                Ok((0, 0))
+            } else {
+                Err(Stop::Corrupt)
+            };
+        }
+        // OK because `step` sets it before calling `run`.
+        let d = self.d.as_mut().expect("decoder chosen");
+        let (in0, out0) = (d.total_in(), d.total_out());
+        let st = d
+            .decompress(data, out, FlushDecompress::None)
+            .map_err(|_| Stop::Corrupt)?;
+        self.ended = st == Status::StreamEnd;
+        Ok((
+            (d.total_in() - in0) as usize,
+            (d.total_out() - out0) as usize,
+        ))
+    }
+}
+
+impl Decoder {
+    fn new(c: Coding) -> Result<Self, BodyFail> {
+        Ok(match c {
+            Coding::Gzip => Decoder::Gzip(Box::new(flate2::write::GzDecoder::new(
+                Vec::with_capacity(SCRATCH),
+            ))),
+            Coding::Deflate => Decoder::Deflate(Inflate {
+                head: Vec::new(),
+                d: None,
+                ended: false,
+            }),
+            Coding::Brotli => Decoder::Brotli(Box::new(BrotliState::new(
+                Default::default(),
+                Default::default(),
+                Default::default(),
+            ))),
+            Coding::Zstd => {
+                let mut d = zstd::stream::raw::Decoder::new().map_err(|_| BodyFail::Unreadable)?;
+                // A frame may ask for a window of up to 2 GiB; 16 MiB is
+                // more than any encoder's default and bounds memory.
+                d.set_parameter(zstd::zstd_safe::DParameter::WindowLogMax(24))
+                    .map_err(|_| BodyFail::Unreadable)?;
+                Decoder::Zstd {
+                    d: Box::new(d),
+                    frame_done: false,
+                }
+            }
+        })
+    }
+
+    /// Consumes some of `input`, writes into `out`; returns (consumed, produced).
+    fn step(&mut self, input: &[u8], out: &mut [u8]) -> Result<(usize, usize), Stop> {
+        match self {
+            Decoder::Gzip(g) => {
+                // Each write runs the inflater once into its 32 KiB buffer
+                // and hands the previous run's output to our Vec, which we
+                // empty right away: output per step stays bounded.
+                let n = g.write(input).map_err(|_| Stop::Corrupt)?;
+                let held = g.get_mut();
+                let produced = held.len().min(out.len());
+                out[..produced].copy_from_slice(&held[..produced]);
+                held.drain(..produced);
+                if n == 0 && produced == 0 && !input.is_empty() {
+                    return Err(Stop::Corrupt); // data after the gzip trailer
+                }
+                Ok((n, produced))
+            }
+            Decoder::Deflate(i) => i.step(input, out),
+            Decoder::Brotli(state) => {
+                let (mut avail_in, mut in_off) = (input.len(), 0usize);
+                let (mut avail_out, mut out_off, mut total) = (out.len(), 0usize, 0usize);
+                let r = brotli_decompressor::BrotliDecompressStream(
+                    &mut avail_in,
+                    &mut in_off,
+                    input,
+                    &mut avail_out,
+                    &mut out_off,
+                    out,
+                    &mut total,
+                    state,
+                );
+                match r {
+                    brotli_decompressor::BrotliResult::ResultFailure => Err(Stop::Corrupt),
+                    brotli_decompressor::BrotliResult::ResultSuccess if in_off < input.len() => {
+                        Err(Stop::Corrupt) // data after the end of the stream
+                    }
+                    _ => Ok((in_off, out_off)),
+                }
+            }
+            Decoder::Zstd { d, frame_done } => {
+                let st = zstd::stream::raw::Operation::run_on_buffers(d.as_mut(), input, out)
+                    .map_err(|_| Stop::Corrupt)?;
+                if st.bytes_read > 0 || st.bytes_written > 0 {
+                    *frame_done = st.remaining == 0;
+                }
+                Ok((st.bytes_read, st.bytes_written))
+            }
+        }
+    }
+
+    /// After all input: is the stream complete? Returns what the decoder
+    /// still held (gzip's last buffer), or `None` when it is incomplete.
+    fn end(&mut self) -> Option<Vec<u8>> {
+        match self {
+            Decoder::Gzip(g) => {
+                g.try_finish().ok()?;
+                Some(std::mem::take(g.get_mut()))
+            }
+            Decoder::Deflate(i) => i.ended.then(Vec::new),
+            Decoder::Brotli(state) => {
+                brotli_decompressor::BrotliDecoderIsFinished(state).then(Vec::new)
+            }
+            Decoder::Zstd { frame_done, .. } => frame_done.then(Vec::new),
+        }
+    }
+}
+
+struct Stage {
+    decoder: Decoder,
+    scratch: Vec<u8>,
+}
+
+/// The whole pipeline: decoders (innermost coding last) into the collector.
+pub struct BodyDecoder {
+    stages: Vec<Stage>,
+    sink: Collector,
+    received: u64,
+    failed: Option<BodyFail>,
+}
+
+impl std::fmt::Debug for BodyDecoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BodyDecoder")
+            .field("stages", &self.stages.len())
+            .field("received", &self.received)
+            .field("inflated", &self.sink.inflated)
+            .finish()
+    }
+}
+
+/// Pushes `input` through `stages` into `sink`, iteratively per stage and
+/// recursively across the (at most [`MAX_CODINGS`]) stages.
+fn feed(stages: &mut [Stage], sink: &mut Collector, mut input: &[u8]) -> Result<(), Stop> {
+    let Some((first, rest)) = stages.split_first_mut() else {
+        return sink.accept(input);
+    };
+    loop {
+        let (used, produced) = first.decoder.step(input, &mut first.scratch)?;
+        input = &input[used..];
+        if produced > 0 {
+            // Split borrow: the scratch buffer is read while `rest` is fed.
+            let out = std::mem::take(&mut first.scratch);
+            let r = feed(rest, sink, &out[..produced]);
+            first.scratch = out;
+            r?;
+        }
+        // Done when the input is used up and the decoder had no more to say
+        // (it filled less than its whole scratch buffer).
+        if input.is_empty() && produced < first.scratch.len() {
+            return Ok(());
+        }
+        if used == 0 && produced == 0 {
+            return Err(Stop::Corrupt);
+        }
+    }
+}
+
+impl BodyDecoder {
+    /// A pipeline for these codings (outermost first, as in the header).
+    pub fn new(codings: &[Coding], cap: u64, mode: CapMode) -> Result<Self, BodyFail> {
+        let stages = codings
+            .iter()
+            .rev()
+            .map(|&c| {
+                Ok(Stage {
+                    decoder: Decoder::new(c)?,
+                    scratch: vec![0; SCRATCH],
+                })
+            })
+            .collect::<Result<Vec<_>, BodyFail>>()?;
+        let cap = usize::try_from(cap).unwrap_or(usize::MAX);
+        Ok(BodyDecoder {
+            stages,
+            // Grown as bytes come, never reserved up front from a header.
+            sink: Collector {
+                bytes: Vec::new(),
+                cap,
+                mode,
+                truncated: false,
+                inflated: 0,
+            },
+            received: 0,
+            failed: None,
+        })
+    }
+
+    /// Bytes received from the network so far.
+    pub fn received(&self) -> u64 {
+        self.received
+    }
+
+    /// Bytes the decoders produced so far (may pass the cap by at most one
+    /// decoder step when the body is refused).
+    pub fn inflated(&self) -> u64 {
+        self.sink.inflated
+    }
+
+    /// Pushes one chunk of the body as it arrived.
+    pub fn push(&mut self, chunk: &[u8]) -> Result<Flow, BodyFail> {
+        if let Some(f) = self.failed {
+            return Err(f);
+        }
+        if self.sink.truncated {
+            return Ok(Flow::Full);
+        }
+        self.received += chunk.len() as u64;
+        match feed(&mut self.stages, &mut self.sink, chunk) {
+            Ok(()) => Ok(Flow::More),
+            Err(Stop::Full) => Ok(Flow::Full),
+            Err(Stop::Cap) => Err(*self.failed.insert(BodyFail::Cap)),
+            Err(Stop::Corrupt) => Err(*self.failed.insert(BodyFail::Unreadable)),
+        }
+    }
+
+    /// Ends the body: every compressed stream must be complete (unless the
+    /// cap cut it in truncate mode).
+    pub fn finish(mut self) -> Result<Body, BodyFail> {
+        if let Some(f) = self.failed {
+            return Err(f);
+        }
+        // Drain each stage in turn, outermost first: stepping with no input
+        // flushes what a decoder still holds into the next stage.
+        for i in 0..self.stages.len() {
+            if self.sink.truncated {
+                break;
+            }
+            let (head, tail) = self.stages.split_at_mut(i + 1);
+            let stage = &mut head[i];
+            let mut r = Ok(());
+            loop {
+                let (_, produced) = stage
+                    .decoder
+                    .step(&[], &mut stage.scratch)
+                    .map_err(|_| BodyFail::Unreadable)?;
+                if produced == 0 {
+                    break;
+                }
+                let out = std::mem::take(&mut stage.scratch);
+                r = feed(tail, &mut self.sink, &out[..produced]);
+                stage.scratch = out;
+                if r.is_err() {
+                    break;
+                }
+            }
+            if r.is_ok() {
+                let rest = stage.decoder.end().ok_or(BodyFail::Unreadable)?;
+                r = feed(tail, &mut self.sink, &rest);
+            }
+            match r {
+                Ok(()) | Err(Stop::Full) => {}
+                Err(Stop::Cap) => return Err(BodyFail::Cap),
+                Err(Stop::Corrupt) => return Err(BodyFail::Unreadable),
+            }
+        }
+        Ok(Body {
+            bytes: self.sink.bytes,
+            truncated: self.sink.truncated,
+        })
+    }
+}

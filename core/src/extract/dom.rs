@@ -1,0 +1,244 @@
+//! A flat, index-based view of the parsed page: one entry per node in
+//! document order, with the statistics extraction needs (text length, link
+//! text length, commas), computed without recursion.
+
+use html5ever::tendril::TendrilSink;
+use html5ever::{local_name, parse_document, LocalName, ParseOpts};
+use markup5ever_rcdom::{Handle, NodeData, RcDom};
+
+/// Node index in document order; 0 is the document.
+pub type Id = usize;
+
+/// What a node is.
+#[derive(Debug)]
+pub enum Kind {
+    /// The document or an ignorable node (comment, doctype, …).
+    Other,
+    /// An element, by local name.
+    Element(LocalName),
+    /// Text.
+    Text(String),
+}
+
+/// One node of the flat view.
+#[derive(Debug)]
+pub struct Node {
+    pub kind: Kind,
+    pub parent: Option<Id>,
+    pub children: Vec<Id>,
+    /// Lower-case `class` and `id`, joined by a space.
+    pub class_id: String,
+    pub attrs: Vec<(String, String)>,
+    /// Dropped with everything below it (script, hidden, …).
+    pub junk: bool,
+    /// Characters of visible text below (whitespace runs count once).
+    pub text_len: usize,
+    /// Of those, characters inside links.
+    pub link_len: usize,
+    /// Commas in the text below.
+    pub commas: usize,
+}
+
+impl Node {
+    pub fn tag(&self) -> Option<&str> {
+        match &self.kind {
+            Kind::Element(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    pub fn attr(&self, name: &str) -> Option<&str> {
+        self.attrs
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn link_density(&self) -> f64 {
+        if self.text_len == 0 {
+            0.0
+        } else {
+            self.link_len as f64 / self.text_len as f64
+        }
+    }
+}
+
+/// The parsed page.
+#[derive(Debug)]
+pub struct Doc {
+    pub nodes: Vec<Node>,
+    body: Id,
+}
+
+/// Elements whose content never reaches the text.
+fn is_junk_tag(t: &LocalName) -> bool {
+    matches!(
+        *t,
+        local_name!("script")
+            | local_name!("style")
+            | local_name!("noscript")
+            | local_name!("template")
+            | local_name!("svg")
+            | local_name!("math")
+            | local_name!("iframe")
+            | local_name!("frame")
+            | local_name!("frameset")
+            | local_name!("object")
+            | local_name!("embed")
+            | local_name!("canvas")
+            | local_name!("form")
+            | local_name!("button")
+            | local_name!("input")
+            | local_name!("select")
+            | local_name!("textarea")
+            | local_name!("head")
+            | local_name!("title")
+            | local_name!("link")
+            | local_name!("meta")
+            | local_name!("audio")
+            | local_name!("video")
+            | local_name!("map")
+            | local_name!("dialog")
+    )
+}
+
+/// `hidden`, `aria-hidden="true"`, or an inline `display:none` /
+/// `visibility:hidden`.
+fn is_hidden(attrs: &[(String, String)]) -> bool {
+    attrs.iter().any(|(n, v)| match n.as_str() {
+        "hidden" => true,
+        "aria-hidden" => v.trim().eq_ignore_ascii_case("true"),
+        "style" => {
+            let s: String = v
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect::<String>()
+                .to_ascii_lowercase();
+            s.contains("display:none") || s.contains("visibility:hidden")
+        }
+        _ => false,
+    })
+}
+
+/// Visible length of a text: runs of whitespace count as one character.
+fn visible_len(s: &str) -> usize {
+    let mut n = 0;
+    let mut space = true;
+    for c in s.chars() {
+        if c.is_whitespace() {
+            if !space {
+                n += 1;
+                space = true;
+            }
+        } else {
+            n += 1;
+            space = false;
+        }
+    }
+    n
+}
+
+impl Doc {
+    /// Parses `html` (html5ever never fails: any input is a document).
+    pub fn parse(html: &str) -> Doc {
+        let dom = parse_document(RcDom::default(), ParseOpts::default()).one(html);
+        let mut nodes: Vec<Node> = Vec::new();
+        let mut body = None;
+        // Iterative pre-order walk: (handle, parent, inherited junk).
+        let mut stack: Vec<(Handle, Option<Id>, bool)> = vec![(dom.document.clone(), None, false)];
+        while let Some((h, parent, junk_above)) = stack.pop() {
+            let id = nodes.len();
+            let (kind, attrs, own_junk) = match &h.data {
+                NodeData::Element { name, attrs, .. } => {
+                    let attrs: Vec<(String, String)> = attrs
+                        .borrow()
+                        .iter()
+                        .map(|a| (a.name.local.to_string(), a.value.to_string()))
+                        .collect();
+                    let junk = is_junk_tag(&name.local) || is_hidden(&attrs);
+                    if name.local == local_name!("body") && body.is_none() {
+                        body = Some(id);
+                    }
+                    (Kind::Element(name.local.clone()), attrs, junk)
+                }
+                NodeData::Text { contents } => {
+                    (Kind::Text(contents.borrow().to_string()), Vec::new(), false)
+                }
+                _ => (Kind::Other, Vec::new(), false),
+            };
+            let class_id = {
+                let get = |k: &str| {
+                    attrs
+                        .iter()
+                        .find(|(n, _)| n == k)
+                        .map(|(_, v)| v.as_str())
+                        .unwrap_or("")
+                };
+                let c = get("class");
+                let i = get("id");
+                if c.is_empty() && i.is_empty() {
+                    String::new()
+                } else {
+                    format!("{c} {i}").to_ascii_lowercase()
+                }
+            };
+            let junk = junk_above || own_junk;
+            nodes.push(Node {
+                kind,
+                parent,
+                children: Vec::new(),
+                class_id,
+                attrs,
+                junk,
+                text_len: 0,
+                link_len: 0,
+                commas: 0,
+            });
+            if let Some(p) = parent {
+                nodes[p].children.push(id);
+            }
+            let kids = h.children.borrow();
+            for c in kids.iter().rev() {
+                stack.push((c.clone(), Some(id), junk));
+            }
+        }
+        // Children were pushed in reverse and popped in order, so ids are
+        // in document order and every child id is greater than its parent's:
+        // one backwards pass sums the statistics bottom-up.
+        for id in (0..nodes.len()).rev() {
+            let n = &nodes[id];
+            if n.junk {
+                continue;
+            }
+            let (own_text, own_commas) = match &n.kind {
+                Kind::Text(t) => (visible_len(t), t.matches(',').count()),
+                _ => (0, 0),
+            };
+            let is_link = n.tag() == Some("a");
+            let (mut t, mut l, mut c) = (own_text, 0, own_commas);
+            for &k in &n.children {
+                let kid = &nodes[k];
+                if kid.junk {
+                    continue;
+                }
+                t += kid.text_len;
+                l += kid.link_len;
+                c += kid.commas;
+            }
+            let n = &mut nodes[id];
+            n.text_len = t;
+            n.link_len = if is_link { t } else { l };
+            n.commas = c;
+        }
+        drop(dom);
+        Doc {
+            body: body.unwrap_or(0),
+            nodes,
+        }
+    }
+
+    /// The `<body>` (html5ever always makes one), or the document.
+    pub fn body(&self) -> Id {
+        self.body
+    }
+}

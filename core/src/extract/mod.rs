@@ -1,0 +1,45 @@
+//! HTML to text (contract §8): html5ever parses the page, [`article`]
+//! picks the main article, [`render`] writes markdown or plain text.
+//!
+//! The header logic lives here too: with `raw` false the article is
+//! rendered (`readability`), unless it is under 100 bytes after trimming,
+//! when the whole document is rendered instead (`raw-html`).
+//!
+//! **Architecture Invariant:** every walk over the tree is iterative; a
+//! page nested 100,000 levels deep cannot overflow the stack.
+
+mod article;
+mod dom;
+mod render;
+
+use url::Url;
+
+use crate::messages::Extraction;
+
+pub use render::Style;
+
+/// An article shorter than this (bytes, after trimming) is not trusted:
+/// the whole document is rendered instead.
+pub const MIN_ARTICLE_BYTES: usize = 100;
+
+/// Renders an HTML page as `web_fetch` returns it: the text and how it was
+/// made. Never fails; the worst case is empty text.
+pub fn render_page(html: &str, base: &Url, raw: bool) -> (String, Extraction) {
+    render_page_as(html, base, raw, Style::Markdown)
+}
+
+/// [`render_page`] with a choice of rendering (markdown or plain text).
+pub fn render_page_as(html: &str, base: &Url, raw: bool, style: Style) -> (String, Extraction) {
+    let doc = dom::Doc::parse(html);
+    if !raw {
+        let roots = article::select(&doc);
+        let text = render::render(&doc, &roots, base, style, true);
+        if text.trim().len() >= MIN_ARTICLE_BYTES {
+            return (text, Extraction::Readability);
+        }
+    }
+    (
+        render::render(&doc, &[doc.body()], base, style, false),
+        Extraction::RawHtml,
+    )
+}

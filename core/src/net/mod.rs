@@ -1,0 +1,106 @@
+//! The network seams: how a name becomes addresses ([`Resolve`]), how a
+//! vetted address becomes a byte stream ([`Dial`]), and the TLS settings.
+//!
+//! Hosts and tests swap these seams; they never switch the policy off. A
+//! test reaches a loopback server by answering a public address from its
+//! Resolve and connecting that (vetted) address to the server in its Dial.
+//!
+//! **Architecture Invariant:** [`Dial::dial`] takes a [`VettedAddr`], which
+//! only the blocked-table check makes, so no seam can be handed a blocked
+//! address by the fetch loop.
+
+mod resolve;
+mod tls;
+
+use std::future::Future;
+use std::io;
+use std::net::{IpAddr, SocketAddr};
+use std::pin::Pin;
+use std::sync::Arc;
+
+use tokio::io::{AsyncRead, AsyncWrite};
+
+pub use resolve::{HickoryResolve, StaticResolve};
+pub use tls::TlsSettings;
+
+use crate::policy::VettedAddr;
+
+/// A boxed, sendable future, as the seams return.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// The lookup did not answer: NXDOMAIN, SERVFAIL, a resolver time-out or
+/// any other resolver error. (An answer with no address is `Ok(vec![])`.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LookupFailed;
+
+/// Turns a host name into addresses (A and AAAA), in the resolver's order.
+///
+/// Implementations must not cache approvals; webgate calls this for every
+/// request and every redirect hop, and judges every address it returns.
+pub trait Resolve: Send + Sync + 'static {
+    /// Looks up `host` (lower case, punycode, never an IP literal).
+    fn resolve<'a>(&'a self, host: &'a str) -> BoxFuture<'a, Result<Vec<IpAddr>, LookupFailed>>;
+}
+
+/// A byte stream to a server, before TLS.
+pub trait Io: AsyncRead + AsyncWrite + Send + Unpin + 'static {}
+impl<T: AsyncRead + AsyncWrite + Send + Unpin + 'static> Io for T {}
+
+/// Opens a byte stream to a vetted address.
+pub trait Dial: Send + Sync + 'static {
+    /// Connects to `addr` on `port`.
+    fn dial(&self, addr: VettedAddr, port: u16) -> BoxFuture<'_, io::Result<Box<dyn Io>>>;
+}
+
+/// The default Dial: a plain TCP connection to the vetted address.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TcpDial;
+
+impl Dial for TcpDial {
+    fn dial(&self, addr: VettedAddr, port: u16) -> BoxFuture<'_, io::Result<Box<dyn Io>>> {
+        Box::pin(async move {
+            let s = tokio::net::TcpStream::connect(SocketAddr::new(addr.ip(), port)).await?;
+            s.set_nodelay(true)?;
+            Ok(Box::new(s) as Box<dyn Io>)
+        })
+    }
+}
+
+/// A Dial for operators and tests: after the fetch loop has vetted
+/// `from`, the socket goes to `to` instead (how a test reaches a loopback
+/// server without switching the policy off). Unmapped addresses are dialled
+/// as they are. A mapping whose source is blocked is accepted and simply
+/// never used, because a blocked address never reaches a Dial.
+#[derive(Clone, Debug)]
+pub struct ConnectTo {
+    map: Vec<(SocketAddr, SocketAddr)>,
+    inner: Arc<dyn DialDebug>,
+}
+
+/// A Dial that can be printed, for [`ConnectTo`]'s `Debug`.
+pub trait DialDebug: Dial + std::fmt::Debug {}
+impl<T: Dial + std::fmt::Debug> DialDebug for T {}
+
+impl ConnectTo {
+    /// Maps each `from` to its `to`, dialling through `inner`.
+    pub fn new(map: Vec<(SocketAddr, SocketAddr)>, inner: impl Dial + std::fmt::Debug) -> Self {
+        ConnectTo {
+            map,
+            inner: Arc::new(inner),
+        }
+    }
+}
+
+impl Dial for ConnectTo {
+    fn dial(&self, addr: VettedAddr, port: u16) -> BoxFuture<'_, io::Result<Box<dyn Io>>> {
+        let from = SocketAddr::new(addr.ip(), port);
+        match self.map.iter().find(|(f, _)| *f == from) {
+            Some(&(_, to)) => Box::pin(async move {
+                let s = tokio::net::TcpStream::connect(to).await?;
+                s.set_nodelay(true)?;
+                Ok(Box::new(s) as Box<dyn Io>)
+            }),
+            None => self.inner.dial(addr, port),
+        }
+    }
+}

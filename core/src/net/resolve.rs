@@ -1,0 +1,126 @@
+//! Resolve implementations: hickory-resolver (the default) and a static
+//! table for operators and tests.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+
+use hickory_resolver::config::{LookupIpStrategy, NameServerConfig, ResolverConfig};
+use hickory_resolver::net::runtime::TokioRuntimeProvider;
+use hickory_resolver::TokioResolver;
+
+use super::{BoxFuture, LookupFailed, Resolve};
+
+/// The default resolver: hickory-resolver, A and AAAA, with its cache off
+/// (webgate keeps no DNS cache: a name that turns to 127.0.0.1 between two
+/// requests is refused the second time, whatever the TTL).
+#[derive(Clone)]
+pub struct HickoryResolve {
+    inner: TokioResolver,
+}
+
+impl std::fmt::Debug for HickoryResolve {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HickoryResolve")
+    }
+}
+
+impl HickoryResolve {
+    /// Uses the system configuration (`/etc/resolv.conf`).
+    pub fn system() -> Result<Self, String> {
+        let builder =
+            TokioResolver::builder_tokio().map_err(|e| format!("system DNS configuration: {e}"))?;
+        Self::finish(builder)
+    }
+
+    /// Asks one DNS server, over UDP and TCP, on its port.
+    pub fn server(addr: SocketAddr) -> Result<Self, String> {
+        let mut ns = NameServerConfig::udp_and_tcp(addr.ip());
+        for c in &mut ns.connections {
+            c.port = addr.port();
+        }
+        let config = ResolverConfig::from_parts(None, vec![], vec![ns]);
+        Self::finish(TokioResolver::builder_with_config(
+            config,
+            TokioRuntimeProvider::default(),
+        ))
+    }
+
+    fn finish(
+        mut builder: hickory_resolver::ResolverBuilder<TokioRuntimeProvider>,
+    ) -> Result<Self, String> {
+        let opts = builder.options_mut();
+        opts.cache_size = 0;
+        opts.ip_strategy = LookupIpStrategy::Ipv4AndIpv6;
+        let inner = builder.build().map_err(|e| format!("DNS resolver: {e}"))?;
+        Ok(HickoryResolve { inner })
+    }
+}
+
+impl Resolve for HickoryResolve {
+    fn resolve<'a>(&'a self, host: &'a str) -> BoxFuture<'a, Result<Vec<IpAddr>, LookupFailed>> {
+        Box::pin(async move {
+            // A trailing dot makes the name absolute: no search domains.
+            let fqdn = if host.ends_with('.') {
+                host.to_string()
+            } else {
+                format!("{host}.")
+            };
+            match self.inner.lookup_ip(fqdn.as_str()).await {
+                Ok(lookup) => Ok(lookup.iter().collect()),
+                // NOERROR with no A/AAAA record: an answer with no address.
+                Err(e) if e.is_no_records_found() && !e.is_nx_domain() => Ok(Vec::new()),
+                Err(_) => Err(LookupFailed),
+            }
+        })
+    }
+}
+
+/// Answers some hosts from a fixed table and passes the rest to another
+/// resolver (or fails them). An empty list is an answer with no address.
+/// The answers are still vetted like any other.
+#[derive(Clone)]
+pub struct StaticResolve {
+    table: HashMap<String, Vec<IpAddr>>,
+    fallback: Option<Arc<dyn Resolve>>,
+}
+
+impl std::fmt::Debug for StaticResolve {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StaticResolve")
+            .field("table", &self.table)
+            .finish_non_exhaustive()
+    }
+}
+
+impl StaticResolve {
+    /// A table; hosts not in it fail to resolve unless a fallback is set.
+    pub fn new(table: HashMap<String, Vec<IpAddr>>) -> Self {
+        let table = table
+            .into_iter()
+            .map(|(k, v)| (k.to_ascii_lowercase(), v))
+            .collect();
+        StaticResolve {
+            table,
+            fallback: None,
+        }
+    }
+
+    /// Hosts not in the table go to `fallback`.
+    pub fn with_fallback(mut self, fallback: Arc<dyn Resolve>) -> Self {
+        self.fallback = Some(fallback);
+        self
+    }
+}
+
+impl Resolve for StaticResolve {
+    fn resolve<'a>(&'a self, host: &'a str) -> BoxFuture<'a, Result<Vec<IpAddr>, LookupFailed>> {
+        Box::pin(async move {
+            match (self.table.get(host.trim_end_matches('.')), &self.fallback) {
+                (Some(v), _) => Ok(v.clone()),
+                (None, Some(f)) => f.resolve(host).await,
+                (None, None) => Err(LookupFailed),
+            }
+        })
+    }
+}

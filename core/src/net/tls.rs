@@ -1,0 +1,55 @@
+//! TLS settings: rustls with the webpki-roots store; extra roots only from
+//! the host (a test CA, a corporate root), never from a prompt. SNI is the
+//! host; ALPN offers `h2` then `http/1.1`.
+
+use std::sync::Arc;
+
+use rustls::pki_types::CertificateDer;
+use rustls::{ClientConfig, RootCertStore};
+
+/// The host-side TLS settings.
+#[derive(Clone, Debug, Default)]
+pub struct TlsSettings {
+    extra_roots: Vec<CertificateDer<'static>>,
+}
+
+impl TlsSettings {
+    /// Also trusts `root` (DER), beside the webpki-roots store.
+    pub fn add_root(&mut self, root: CertificateDer<'static>) {
+        self.extra_roots.push(root);
+    }
+
+    /// Also trusts every certificate of a PEM file's text.
+    pub fn add_pem_roots(&mut self, pem: &[u8]) -> Result<usize, String> {
+        use rustls::pki_types::pem::PemObject;
+        let mut n = 0;
+        for c in CertificateDer::pem_slice_iter(pem) {
+            self.extra_roots
+                .push(c.map_err(|e| format!("bad PEM certificate: {e:?}"))?);
+            n += 1;
+        }
+        if n == 0 {
+            return Err("no certificate in the PEM input".into());
+        }
+        Ok(n)
+    }
+
+    /// The rustls client configuration.
+    pub(crate) fn client_config(&self) -> Result<Arc<ClientConfig>, String> {
+        let mut roots = RootCertStore::empty();
+        roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+        for r in &self.extra_roots {
+            roots
+                .add(r.clone())
+                .map_err(|e| format!("extra root refused: {e}"))?;
+        }
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let mut config = ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(|e| format!("TLS configuration: {e}"))?
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+        Ok(Arc::new(config))
+    }
+}

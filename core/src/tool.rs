@@ -1,0 +1,57 @@
+//! What a tool call returns: one [`Outcome`] with its class, kind, message
+//! id and exact text, ready to hand to a model or print.
+
+use crate::messages::{Class, ErrorKind, FetchError, SearchError, ToolFailure};
+
+/// The result of one tool call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// Ok, soft or hard.
+    pub class: Class,
+    /// The tool error kind, for a hard failure.
+    pub kind: Option<ErrorKind>,
+    /// The message id in `vectors/messages.tsv` (`fetch.ok` for a success).
+    pub id: &'static str,
+    /// The whole text: the result, or the failure message.
+    pub text: String,
+}
+
+impl Outcome {
+    /// A success.
+    pub fn ok(id: &'static str, text: String) -> Self {
+        Outcome {
+            class: Class::Ok,
+            kind: None,
+            id,
+            text,
+        }
+    }
+
+    /// The caller-facing rendering of a hard failure
+    /// (`tool call failure: {message}`); `None` for ok and soft outcomes.
+    pub fn tool_failure(&self) -> Option<String> {
+        (self.class == Class::Hard).then(|| ToolFailure(&self.text).to_string())
+    }
+}
+
+impl From<FetchError> for Outcome {
+    fn from(e: FetchError) -> Self {
+        Outcome {
+            class: e.class(),
+            kind: e.kind(),
+            id: e.id(),
+            text: e.to_string(),
+        }
+    }
+}
+
+impl From<SearchError> for Outcome {
+    fn from(e: SearchError) -> Self {
+        Outcome {
+            class: Class::Hard,
+            kind: Some(e.kind()),
+            id: e.id(),
+            text: e.to_string(),
+        }
+    }
+}
