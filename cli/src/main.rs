@@ -1,25 +1,38 @@
 //! `webgate`: the command-line face of the library.
 //!
-//! Today: `check <url>` (URL admission, no network) and `check-ip <address>`
-//! (the blocked-address table). Exit codes: 0 admitted or allowed, 1 soft
-//! refusal, 2 hard refusal or blocked, 64 bad usage.
+//! - `call TOOL JSON` and `fetch URL`: the tool as a model calls it, or
+//!   typed. Ok and soft results print their text (exit 0 and 1); a hard
+//!   failure prints `{Kind}: {message}` to stderr (exit 2).
+//! - `check URL`, `check-ip ADDRESS`: admission and the blocked table,
+//!   without network.
+//! - `extract FILE`: the same extraction `web_fetch` runs, on a local file.
+//!
+//! Exit 64 is bad usage. Every decision is the library's; this file only
+//! reads options and prints.
 
 #![forbid(unsafe_code)]
 
-use std::net::IpAddr;
+use std::collections::HashMap;
+use std::io::Read as _;
+use std::net::{IpAddr, SocketAddr};
 use std::process::ExitCode;
+use std::sync::Arc;
 
-use clap::{Parser, Subcommand};
-use serde_json::json;
+use clap::{Args, Parser, Subcommand};
+use serde_json::{json, Value};
+use webgate::extract::{render_page_as, Style};
+use webgate::fetch::Fetcher;
 use webgate::messages::{Class, FetchError};
+use webgate::net::{ConnectTo, HickoryResolve, Resolve, StaticResolve, TcpDial, TlsSettings};
 use webgate::policy::{admit, check, Policy, Verdict};
+use webgate::tool::Outcome;
 
 /// webgate: the trusted egress layer for AI agents.
 ///
-/// Every URL is admitted by fixed rules and every address is judged by the
-/// IANA special-purpose table before any connection.
+/// Every URL is admitted by fixed rules and every resolved address is
+/// judged by the IANA special-purpose table before any connection.
 #[derive(Parser, Debug)]
-#[command(name = "webgate", version, about, long_about = None)]
+#[command(name = "webgate", version, long_about = None)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -27,6 +40,35 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Call a tool with JSON arguments exactly as a model sends them.
+    /// Example: webgate call web_fetch '{"url": "https://example.com/"}'
+    Call {
+        /// The tool: web_fetch.
+        tool: String,
+        /// The arguments, as JSON text.
+        arguments: String,
+        #[command(flatten)]
+        net: NetOptions,
+        /// Print one JSON object: {"class", "kind", "text"}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Fetch one page and print it as web_fetch returns it.
+    Fetch {
+        /// The URL.
+        url: String,
+        /// At most this many characters.
+        #[arg(long)]
+        max_chars: Option<usize>,
+        /// Render the whole document instead of the main article.
+        #[arg(long)]
+        raw: bool,
+        #[command(flatten)]
+        net: NetOptions,
+        /// Print one JSON object: {"class", "kind", "text"}.
+        #[arg(long)]
+        json: bool,
+    },
     /// Run URL admission only (no network) and print `admit` or the exact
     /// refusal text. Exit 0 admitted, 1 soft refusal, 2 hard refusal.
     Check {
@@ -46,6 +88,46 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run web_fetch's HTML extraction on a local file (or - for stdin);
+    /// `.gz` files are inflated first.
+    Extract {
+        /// The HTML file, or - for standard input.
+        #[arg(default_value = "-")]
+        file: String,
+        /// Render the whole document, not the main article.
+        #[arg(long)]
+        raw: bool,
+        /// Plain text instead of markdown (no syntax, no link targets).
+        #[arg(long)]
+        text: bool,
+        /// The URL that links and images resolve against.
+        #[arg(long, default_value = "https://example.invalid/")]
+        base_url: String,
+        /// The file's charset label (default UTF-8).
+        #[arg(long)]
+        charset: Option<String>,
+    },
+}
+
+/// Host-side network options, for operators and tests. None of them
+/// switches the policy off: answers are still vetted, and only vetted
+/// addresses are dialled.
+#[derive(Args, Debug, Clone, Default)]
+struct NetOptions {
+    /// Ask this DNS server (UDP and TCP) instead of the system's.
+    #[arg(long, value_name = "IP:PORT")]
+    dns_server: Option<SocketAddr>,
+    /// Answer HOST from this list instead of DNS (an empty list is an
+    /// answer with no address). Repeatable.
+    #[arg(long, value_name = "HOST=ADDR[,ADDR…]")]
+    resolve: Vec<String>,
+    /// After vetting ADDR:PORT, open the socket to ADDR2:PORT2 instead
+    /// (IPv6 as [addr]:port). Repeatable.
+    #[arg(long, value_name = "ADDR:PORT=ADDR2:PORT2")]
+    connect_to: Vec<String>,
+    /// Also trust the certificates in this PEM file.
+    #[arg(long, value_name = "PEM")]
+    ca_file: Option<String>,
 }
 
 const EXIT_SOFT: u8 = 1;
@@ -65,7 +147,179 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Check { url, json } => check_url(&url, json),
         Command::CheckIp { address, json } => check_ip(&address, json),
+        Command::Call {
+            tool,
+            arguments,
+            net,
+            json,
+        } => {
+            let args: Value = match serde_json::from_str(&arguments) {
+                Ok(v) => v,
+                Err(e) => return usage(&format!("the arguments are not JSON: {e}")),
+            };
+            match tool.as_str() {
+                "web_fetch" => run_fetch(&net, json, |f| async move { f.call(&args).await }),
+                other => usage(&format!("unknown tool {other:?} (known: web_fetch)")),
+            }
+        }
+        Command::Fetch {
+            url,
+            max_chars,
+            raw,
+            net,
+            json,
+        } => {
+            let mut args = json!({"url": url, "raw": raw});
+            if let Some(m) = max_chars {
+                args["max_chars"] = json!(m);
+            }
+            run_fetch(&net, json, |f| async move { f.call(&args).await })
+        }
+        Command::Extract {
+            file,
+            raw,
+            text,
+            base_url,
+            charset,
+        } => extract(&file, raw, text, &base_url, charset.as_deref()),
     }
+}
+
+fn usage(msg: &str) -> ExitCode {
+    eprintln!("webgate: {msg}");
+    ExitCode::from(EXIT_USAGE)
+}
+
+/// `HOST=ADDR[,ADDR…]`.
+fn parse_resolve(s: &str) -> Result<(String, Vec<IpAddr>), String> {
+    let (host, addrs) = s
+        .split_once('=')
+        .ok_or_else(|| format!("--resolve {s:?}: expected HOST=ADDR[,ADDR…]"))?;
+    let addrs = addrs
+        .split(',')
+        .filter(|a| !a.trim().is_empty())
+        .map(|a| {
+            let a = a.trim();
+            let bare = a
+                .strip_prefix('[')
+                .and_then(|x| x.strip_suffix(']'))
+                .unwrap_or(a);
+            bare.parse::<IpAddr>()
+                .map_err(|_| format!("--resolve {s:?}: {a:?} is not an IP address"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((
+        host.trim().trim_end_matches('.').to_ascii_lowercase(),
+        addrs,
+    ))
+}
+
+/// `ADDR:PORT=ADDR2:PORT2`.
+fn parse_connect_to(s: &str) -> Result<(SocketAddr, SocketAddr), String> {
+    let (a, b) = s
+        .split_once('=')
+        .ok_or_else(|| format!("--connect-to {s:?}: expected ADDR:PORT=ADDR2:PORT2"))?;
+    let parse = |x: &str| {
+        x.trim()
+            .parse::<SocketAddr>()
+            .map_err(|_| format!("--connect-to {s:?}: {x:?} is not ADDR:PORT"))
+    };
+    Ok((parse(a)?, parse(b)?))
+}
+
+fn build_fetcher(net: &NetOptions) -> Result<Fetcher, String> {
+    let dns: Option<Arc<dyn Resolve>> = match net.dns_server {
+        Some(addr) => Some(Arc::new(HickoryResolve::server(addr)?)),
+        // Without a system configuration, only --resolve answers.
+        None => HickoryResolve::system()
+            .ok()
+            .map(|r| Arc::new(r) as Arc<dyn Resolve>),
+    };
+    let mut table = HashMap::new();
+    for r in &net.resolve {
+        let (host, addrs) = parse_resolve(r)?;
+        table.insert(host, addrs);
+    }
+    let resolver: Arc<dyn Resolve> = match (table.is_empty(), dns) {
+        (true, Some(d)) => d,
+        (_, d) => {
+            let s = StaticResolve::new(table);
+            Arc::new(match d {
+                Some(d) => s.with_fallback(d),
+                None => s,
+            })
+        }
+    };
+    let map = net
+        .connect_to
+        .iter()
+        .map(|c| parse_connect_to(c))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut tls = TlsSettings::default();
+    if let Some(path) = &net.ca_file {
+        let pem = std::fs::read(path).map_err(|e| format!("--ca-file {path}: {e}"))?;
+        tls.add_pem_roots(&pem)
+            .map_err(|e| format!("--ca-file {path}: {e}"))?;
+    }
+    Fetcher::builder()
+        .policy(Policy::default())
+        .resolver(resolver)
+        .dialer(Arc::new(ConnectTo::new(map, TcpDial)))
+        .tls(tls)
+        .build()
+}
+
+fn run_fetch<F, Fut>(net: &NetOptions, json: bool, call: F) -> ExitCode
+where
+    F: FnOnce(Fetcher) -> Fut,
+    Fut: std::future::Future<Output = Outcome>,
+{
+    let fetcher = match build_fetcher(net) {
+        Ok(f) => f,
+        Err(e) => return usage(&e),
+    };
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("webgate: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let outcome = rt.block_on(call(fetcher));
+    print_outcome(&outcome, json)
+}
+
+fn print_outcome(o: &Outcome, json: bool) -> ExitCode {
+    let (class, code) = match o.class {
+        Class::Ok => ("ok", 0),
+        Class::Soft => ("soft", EXIT_SOFT),
+        Class::Hard => ("hard", EXIT_HARD),
+    };
+    if json {
+        print_json_line(class, o.kind.map(|k| k.to_string()), &o.text);
+    } else if o.class == Class::Hard {
+        eprintln!(
+            "{}: {}",
+            o.kind.map(|k| k.to_string()).unwrap_or_default(),
+            o.text
+        );
+    } else {
+        println!("{}", o.text);
+    }
+    ExitCode::from(code)
+}
+
+/// `{"class","kind","text"}`, written by hand to keep the documented order.
+fn print_json_line(class: &str, kind: Option<String>, text: &str) {
+    println!(
+        "{{\"class\":{},\"kind\":{},\"text\":{}}}",
+        json!(class),
+        json!(kind),
+        json!(text)
+    );
 }
 
 fn check_url(url: &str, json: bool) -> ExitCode {
@@ -81,13 +335,7 @@ fn check_url(url: &str, json: bool) -> ExitCode {
         }
     };
     if json {
-        // Written by hand to keep the documented key order.
-        println!(
-            "{{\"class\":{},\"kind\":{},\"text\":{}}}",
-            json!(class),
-            json!(kind),
-            json!(text)
-        );
+        print_json_line(class, kind, &text);
     } else {
         println!("{text}");
     }
@@ -106,8 +354,9 @@ fn check_ip(address: &str, json: bool) -> ExitCode {
     let ip: IpAddr = match bare.parse() {
         Ok(ip) => ip,
         Err(_) => {
-            eprintln!("webgate: not an IP address: {address:?} (write 127.0.0.1, ::1 or [::1])");
-            return ExitCode::from(EXIT_USAGE);
+            return usage(&format!(
+                "not an IP address: {address:?} (write 127.0.0.1, ::1 or [::1])"
+            ))
         }
     };
     let range = match check(ip) {
@@ -132,4 +381,43 @@ fn check_ip(address: &str, json: bool) -> ExitCode {
         }
     }
     ExitCode::from(if range.is_some() { EXIT_HARD } else { 0 })
+}
+
+fn extract(file: &str, raw: bool, text: bool, base: &str, charset: Option<&str>) -> ExitCode {
+    let base = match url::Url::parse(base) {
+        Ok(u) => u,
+        Err(_) => return usage(&format!("--base-url {base:?} is not a URL")),
+    };
+    let mut bytes = Vec::new();
+    let read = if file == "-" {
+        std::io::stdin().read_to_end(&mut bytes).map(|_| ())
+    } else {
+        std::fs::read(file).map(|b| bytes = b)
+    };
+    if let Err(e) = read {
+        eprintln!("webgate: {file}: {e}");
+        return ExitCode::FAILURE;
+    }
+    if file.ends_with(".gz") || bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::new();
+        if let Err(e) = flate2::read::GzDecoder::new(bytes.as_slice()).read_to_end(&mut out) {
+            eprintln!("webgate: {file}: not valid gzip: {e}");
+            return ExitCode::FAILURE;
+        }
+        bytes = out;
+    }
+    let encoding = match webgate::body::charset::encoding_for(charset) {
+        Ok(e) => e,
+        Err(_) => {
+            return usage(&format!(
+                "--charset {:?} is not a known label",
+                charset.unwrap_or("")
+            ))
+        }
+    };
+    let html = webgate::body::charset::decode(&bytes, encoding);
+    let style = if text { Style::Plain } else { Style::Markdown };
+    let (out, _) = render_page_as(&html, &base, raw, style);
+    println!("{out}");
+    ExitCode::SUCCESS
 }

@@ -9,6 +9,8 @@ use webgate::fetch::Fetcher;
 use webgate::messages::{Class, FETCH_DESCRIPTION, SEARCH_DESCRIPTION};
 use webgate::net::TlsSettings;
 use webgate::policy::Policy;
+use webgate::search::gateway::Gateway;
+use webgate::search::Searcher;
 use webgate::tool::Outcome;
 
 use crate::ca::TestCa;
@@ -200,6 +202,7 @@ pub fn run(v: &Vector, ca: &TestCa) -> Result<Actual, String> {
                 });
             }
             "web_fetch" | "caller:web_fetch" => {}
+            "web_search" => return run_search(v, ca).await,
             other => return Err(format!("unknown tool {other:?}")),
         }
         let resolve = Arc::new(SimResolve::new(&v.dns));
@@ -235,12 +238,7 @@ pub fn run(v: &Vector, ca: &TestCa) -> Result<Actual, String> {
         }
         let dials = dial.dials.lock().unwrap_or_else(|e| e.into_inner()).clone();
         Ok(Actual {
-            class: match o.class {
-                Class::Ok => "ok",
-                Class::Soft => "soft",
-                Class::Hard => "hard",
-            }
-            .into(),
+            class: class_name(o.class).into(),
             kind: o.kind.map(|k| k.to_string()),
             ids,
             text,
@@ -248,6 +246,39 @@ pub fn run(v: &Vector, ca: &TestCa) -> Result<Actual, String> {
             requests: dial.requests(),
         })
     })
+}
+
+async fn run_search(v: &Vector, ca: &TestCa) -> Result<Actual, String> {
+    let dial = Arc::new(SimDial::new(&v.server, &v.dns, ca)?);
+    let mut tls = TlsSettings::default();
+    tls.add_root(ca.root());
+    let endpoint = v
+        .gateway
+        .clone()
+        .unwrap_or_else(|| "https://gw.example/search".into());
+    let gateway =
+        Gateway::new(&endpoint, v.key.clone(), Policy::default(), &tls)?.with_connect(dial.clone());
+    let searcher = Searcher::new(Arc::new(gateway));
+    let args: serde_json::Value =
+        serde_json::from_str(&v.args).map_err(|e| format!("args are not JSON: {e}"))?;
+    let o = searcher.call(&args).await;
+    let dials = dial.dials.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    Ok(Actual {
+        class: class_name(o.class).into(),
+        kind: o.kind.map(|k| k.to_string()),
+        ids: vec![o.id.to_string()],
+        text: o.text,
+        dials,
+        requests: dial.requests(),
+    })
+}
+
+fn class_name(c: Class) -> &'static str {
+    match c {
+        Class::Ok => "ok",
+        Class::Soft => "soft",
+        Class::Hard => "hard",
+    }
 }
 
 /// Compares an outcome with the vector's expectation; the error says what
@@ -293,6 +324,16 @@ pub fn compare(v: &Vector, a: &Actual) -> Result<(), String> {
             .collect();
         if got.iter().any(|r| r != h) || got.is_empty() {
             problems.push(format!("request headers: expected {h:?}, got {got:?}"));
+        }
+    }
+    if let Some(b) = &v.expect.request_body {
+        let got = a
+            .requests
+            .first()
+            .and_then(|r| r.iter().find(|(k, _)| k == ":body"))
+            .map(|(_, v)| v.as_str());
+        if got != Some(b.as_str()) {
+            problems.push(format!("request body: expected {b:?}, got {got:?}"));
         }
     }
     if problems.is_empty() {

@@ -67,6 +67,7 @@ impl Resolve for SimResolve {
 /// One scripted server and what it saw.
 pub struct ServerState {
     spec: Server,
+    names: Vec<String>,
     tls: Arc<rustls::ServerConfig>,
     next: AtomicUsize,
     /// The request heads it received, header names lower-case, in order.
@@ -117,6 +118,7 @@ impl SimDial {
                 names
             };
             let (chain, key) = ca.leaf(&names, kind);
+            let names = names.clone();
             let provider = Arc::new(rustls::crypto::ring::default_provider());
             let mut cfg = rustls::ServerConfig::builder_with_provider(provider)
                 .with_safe_default_protocol_versions()
@@ -134,6 +136,7 @@ impl SimDial {
                 addr,
                 Arc::new(ServerState {
                     spec: spec.clone(),
+                    names,
                     tls: Arc::new(cfg),
                     next: AtomicUsize::new(0),
                     requests: Mutex::new(Vec::new()),
@@ -160,6 +163,50 @@ impl SimDial {
         }
         all
     }
+}
+
+/// The search gateway's seam: by host name and port.
+impl webgate::search::gateway::Connect for SimDial {
+    fn connect<'a>(
+        &'a self,
+        host: &'a str,
+        port: u16,
+    ) -> BoxFuture<'a, std::io::Result<Box<dyn Io>>> {
+        self.dials
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(format!("{host}:{port}"));
+        let server = self
+            .servers
+            .iter()
+            .find(|(a, s)| a.port() == port && s.names.iter().any(|n| n == host))
+            .map(|(_, s)| s.clone());
+        Box::pin(async move {
+            let Some(server) = server else {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::ConnectionRefused,
+                    "no gateway there",
+                ));
+            };
+            open(server).await
+        })
+    }
+}
+
+async fn open(server: Arc<ServerState>) -> std::io::Result<Box<dyn Io>> {
+    match server.spec.connect.as_str() {
+        "refuse" => {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::ConnectionRefused,
+                "refused",
+            ))
+        }
+        "hang" => std::future::pending::<()>().await,
+        _ => {}
+    }
+    let (client, far) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(serve(server, far));
+    Ok(Box::new(client) as Box<dyn Io>)
 }
 
 impl Dial for SimDial {
@@ -205,6 +252,8 @@ async fn serve(server: Arc<ServerState>, stream: tokio::io::DuplexStream) {
                 .write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
                 .await;
         }
+        // Plain HTTP, for a gateway at an http:// endpoint.
+        "off" => serve_h1(server, stream).await,
         _ => {
             let acceptor = tokio_rustls::TlsAcceptor::from(server.tls.clone());
             let Ok(tls) = acceptor.accept(stream).await else {
@@ -303,6 +352,21 @@ async fn read_head<S: AsyncRead + Unpin>(s: &mut S) -> Option<Vec<(String, Strin
     for l in lines.filter(|l| !l.is_empty()) {
         let (k, v) = l.split_once(':')?;
         out.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
+    }
+    // A request body (the gateway's POST) is read by its length and kept
+    // under the pseudo-name `:body`.
+    let len = out
+        .iter()
+        .find(|(k, _)| k == "content-length")
+        .and_then(|(_, v)| v.parse::<usize>().ok())
+        .unwrap_or(0);
+    if len > 0 {
+        let mut body = vec![0u8; len.min(1 << 20)];
+        s.read_exact(&mut body).await.ok()?;
+        out.push((
+            ":body".to_string(),
+            String::from_utf8_lossy(&body).into_owned(),
+        ));
     }
     Some(out)
 }
@@ -441,6 +505,9 @@ async fn serve_h2<S: AsyncRead + AsyncWrite + Unpin + Send + 'static>(
             for (i, piece) in pieces.iter().enumerate() {
                 sleep_ms(r.delay_chunk_ms).await;
                 if sent + piece.len() > limit {
+                    // Let what was sent reach the client first: a reset
+                    // clears frames still queued, the head included.
+                    sleep_ms(10).await;
                     send.send_reset(h2::Reason::INTERNAL_ERROR);
                     return;
                 }

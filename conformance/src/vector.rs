@@ -40,6 +40,15 @@
 //! text = "url: …"              # the whole text
 //! dials = ["93.184.216.34:443"]  # optional: exactly these dials, in order
 //! request_headers = [["host", "a.example"], …]  # optional: exactly these, in order
+//! request_body = '{"query":"rust"}'  # optional: the first request's body
+//! ```
+//!
+//! A `web_search` vector talks to a scripted gateway: `gateway` (default
+//! `https://gw.example/search`) and `key` set the provider, and a server
+//! whose `names` hold the gateway's host answers on the endpoint's port
+//! (`tls = "off"` for an `http://` endpoint).
+//!
+//! ```toml
 //! ```
 
 use std::collections::BTreeMap;
@@ -69,6 +78,10 @@ pub struct Vector {
     pub server: Vec<Server>,
     #[serde(default)]
     pub policy: PolicyOverride,
+    /// The search gateway's endpoint (default `https://gw.example/search`).
+    pub gateway: Option<String>,
+    /// The search gateway's key.
+    pub key: Option<String>,
     pub expect: Expect,
 }
 
@@ -162,4 +175,6 @@ pub struct Expect {
     pub text: String,
     pub dials: Option<Vec<String>>,
     pub request_headers: Option<Vec<(String, String)>>,
+    /// The body of the (first) request, exactly.
+    pub request_body: Option<String>,
 }

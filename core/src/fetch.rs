@@ -7,14 +7,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use http_body_util::{BodyExt, Empty};
+use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{
     HeaderValue, ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, HOST, LOCATION,
     USER_AGENT,
 };
 use hyper::{Request, Response};
-use hyper_util::rt::{TokioExecutor, TokioIo};
 use rustls::pki_types::ServerName;
 use serde_json::Value;
 use tokio::time::Instant;
@@ -23,6 +22,7 @@ use crate::args::parse_fetch_args;
 use crate::body::{self, charset, BodyDecoder, BodyFail, CapMode, Flow, MediaClass, TypeRefusal};
 use crate::extract;
 use crate::messages::{Extraction, FetchError, FetchOk};
+use crate::net::http::{self, ConnGuard};
 use crate::net::{Dial, HickoryResolve, Io, Resolve, TcpDial, TlsSettings};
 use crate::policy::{admit, next_hop, vet, AdmittedUrl, Hop, Policy};
 use crate::tool::Outcome;
@@ -146,16 +146,6 @@ struct Inner {
     tls: tokio_rustls::TlsConnector,
 }
 
-/// Aborts the connection task when the response is done with, so nothing
-/// is left running after a fetch returns.
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
 impl Fetcher {
     /// A builder with the contract's policy and the default seams.
     pub fn builder() -> FetcherBuilder {
@@ -230,7 +220,7 @@ impl Fetcher {
         &self,
         url: &AdmittedUrl,
         deadline: Instant,
-    ) -> Result<(Response<Incoming>, AbortOnDrop), FetchError> {
+    ) -> Result<(Response<Incoming>, ConnGuard), FetchError> {
         let inner = &self.inner;
         let timed_out = || FetchError::Timeout { url: url.display() };
         let failed = || FetchError::NetFailed {
@@ -273,59 +263,36 @@ impl Fetcher {
             .map_err(|_| timed_out())?
             .map_err(|_| failed())?;
         let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
-        let io = TokioIo::new(tls);
-
         let mut req = Request::builder()
             .header(
                 USER_AGENT,
                 HeaderValue::from_str(&inner.policy.user_agent).map_err(|_| failed())?,
             )
             .header(ACCEPT_ENCODING, ACCEPT_ENCODINGS);
-        let path = match url.as_url().query() {
-            Some(q) => format!("{}?{q}", url.as_url().path()),
-            None => url.as_url().path().to_string(),
-        };
-        let head = tokio::time::timeout_at(deadline, async {
-            if h2 {
-                // h2 takes the authority from the absolute URI (`:authority`).
-                let req = req
-                    .uri(url.as_str())
-                    .body(Empty::<Bytes>::new())
-                    .map_err(|_| failed())?;
-                let mut b = hyper::client::conn::http2::Builder::new(TokioExecutor::new());
-                b.max_header_list_size(256 * 1024)
-                    .max_concurrent_reset_streams(16);
-                let (mut send, conn) = b.handshake(io).await.map_err(|_| failed())?;
-                let guard = AbortOnDrop(tokio::spawn(async move {
-                    let _ = conn.await;
-                }));
-                let resp = send.send_request(req).await.map_err(|_| failed())?;
-                Ok::<_, FetchError>((resp, guard))
-            } else {
-                let authority = match url.as_url().port() {
-                    Some(p) => format!("{host}:{p}"),
-                    None => host.to_string(),
-                };
-                req = req.header(
+        if h2 {
+            // h2 takes the authority from the absolute URI (`:authority`).
+            req = req.uri(url.as_str());
+        } else {
+            let authority = match url.as_url().port() {
+                Some(p) => format!("{host}:{p}"),
+                None => host.to_string(),
+            };
+            let path = match url.as_url().query() {
+                Some(q) => format!("{}?{q}", url.as_url().path()),
+                None => url.as_url().path().to_string(),
+            };
+            req = req
+                .header(
                     HOST,
                     HeaderValue::from_str(&authority).map_err(|_| failed())?,
-                );
-                let req = req
-                    .uri(path.as_str())
-                    .body(Empty::<Bytes>::new())
-                    .map_err(|_| failed())?;
-                let mut b = hyper::client::conn::http1::Builder::new();
-                b.max_buf_size(256 * 1024);
-                let (mut send, conn) = b.handshake(io).await.map_err(|_| failed())?;
-                let guard = AbortOnDrop(tokio::spawn(async move {
-                    let _ = conn.await;
-                }));
-                let resp = send.send_request(req).await.map_err(|_| failed())?;
-                Ok((resp, guard))
-            }
-        })
-        .await
-        .map_err(|_| timed_out())??;
+                )
+                .uri(path);
+        }
+        let req = req.body(Full::new(Bytes::new())).map_err(|_| failed())?;
+        let head = tokio::time::timeout_at(deadline, http::send(tls, h2, req))
+            .await
+            .map_err(|_| timed_out())?
+            .map_err(|_| failed())?;
         Ok(head)
     }
 

@@ -46,6 +46,7 @@ pub mod fetch;
 pub mod messages;
 pub mod net;
 pub mod policy;
+pub mod search;
 pub mod tool;
 
 #[doc(hidden)]

@@ -27,8 +27,8 @@ impl Outcome {
         }
     }
 
-    /// The caller-facing rendering of a hard failure
-    /// (`tool call failure: {message}`); `None` for ok and soft outcomes.
+    /// The caller-facing rendering of a hard failure ([`ToolFailure`]);
+    /// `None` for ok and soft outcomes.
     pub fn tool_failure(&self) -> Option<String> {
         (self.class == Class::Hard).then(|| ToolFailure(&self.text).to_string())
     }

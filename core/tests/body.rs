@@ -143,7 +143,7 @@ fn coding_names() {
     assert_eq!(parse_codings(["compress"]), Err(BodyFail::Unreadable));
     assert_eq!(parse_codings(["gzip;q=1"]), Err(BodyFail::Unreadable));
     assert_eq!(
-        parse_codings([&*vec!["gzip"; 9].join(",")]),
+        parse_codings([&*["gzip"; 9].join(",")]),
         Err(BodyFail::Unreadable)
     );
     assert_eq!(parse_codings(["identity", ""]).unwrap(), vec![]);

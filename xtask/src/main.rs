@@ -7,6 +7,7 @@
 //! - `tidy`: house-style checks (also run as a `#[test]`).
 //! - `fuzz [--seconds N] [TARGET…]`: every cargo-fuzz target for N seconds.
 //! - `bench [NAME…]`: the benchmarks.
+//! - `conformance [--filter TEXT] [--vectors DIR]`: the vector suite.
 
 #![forbid(unsafe_code)]
 
@@ -35,6 +36,10 @@ commands:
   fuzz [--seconds N] [T…] run every fuzz target (or the named ones) N seconds
                           each (default 60), then replay fuzz/regressions/
   bench [NAME…]           run the benchmarks (table)
+  conformance [--filter TEXT] [--vectors DIR]
+                          replay every vector on the simulated network;
+                          one line per vector, every failure in full, then
+                          `N passed, N failed`
 ";
 
 fn main() -> ExitCode {
@@ -45,6 +50,7 @@ fn main() -> ExitCode {
         Some("ci") => ci(),
         Some("fuzz") => fuzz(&args[1..]),
         Some("bench") => bench(&args[1..]),
+        Some("conformance") => conformance(&args[1..]),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             Ok(())
@@ -160,6 +166,19 @@ fn fuzz(args: &[String]) -> Result<(), String> {
         "cargo",
         &["test", "-p", "webgate", "--test", "fuzz_regressions"],
     )
+}
+
+fn conformance(args: &[String]) -> Result<(), String> {
+    let mut a = vec![
+        "run",
+        "--quiet",
+        "--release",
+        "--package",
+        "webgate-conformance",
+        "--",
+    ];
+    a.extend(args.iter().map(String::as_str));
+    run("cargo", &a)
 }
 
 fn bench(args: &[String]) -> Result<(), String> {

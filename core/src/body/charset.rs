@@ -3,16 +3,20 @@
 
 use encoding_rs::{Encoding, REPLACEMENT, UTF_8};
 
-/// The encoding a body is decoded with, or `Err(())` for a label that
-/// `encoding_rs` does not know or that maps to the WHATWG `replacement`
-/// encoding (which would turn the whole body into one U+FFFD).
-pub fn encoding_for(label: Option<&str>) -> Result<&'static Encoding, ()> {
+/// A charset label that cannot be decoded: unknown to `encoding_rs`, or
+/// mapped to the WHATWG `replacement` encoding (which would turn the whole
+/// body into one U+FFFD).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnknownCharset;
+
+/// The encoding a body is decoded with.
+pub fn encoding_for(label: Option<&str>) -> Result<&'static Encoding, UnknownCharset> {
     match label {
         None => Ok(UTF_8),
         Some(l) => match Encoding::for_label(l.as_bytes()) {
-            Some(e) if e == REPLACEMENT => Err(()),
+            Some(e) if e == REPLACEMENT => Err(UnknownCharset),
             Some(e) => Ok(e),
-            None => Err(()),
+            None => Err(UnknownCharset),
         },
     }
 }
