@@ -25,6 +25,9 @@ use webgate::fetch::Fetcher;
 use webgate::messages::{Class, FetchError};
 use webgate::net::{ConnectTo, HickoryResolve, Resolve, StaticResolve, TcpDial, TlsSettings};
 use webgate::policy::{admit, check, Policy, Verdict};
+use webgate::search::client::Client;
+use webgate::search::providers::{configure, SearchSettings};
+use webgate::search::Searcher;
 use webgate::tool::Outcome;
 
 /// webgate: the trusted egress layer for AI agents.
@@ -43,12 +46,48 @@ enum Command {
     /// Call a tool with JSON arguments exactly as a model sends them.
     /// Example: webgate call web_fetch '{"url": "https://example.com/"}'
     Call {
-        /// The tool: web_fetch.
+        /// The tool: web_fetch or web_search.
         tool: String,
         /// The arguments, as JSON text.
         arguments: String,
         #[command(flatten)]
         net: NetOptions,
+        #[command(flatten)]
+        provider: ProviderOptions,
+        /// Print one JSON object: {"class", "kind", "text"}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Search the web and print the results as web_search returns them.
+    /// The provider comes from WEBGATE_SEARCH_PROVIDER (gateway, brave,
+    /// searxng, tavily) or --provider, with WEBGATE_SEARCH_ENDPOINT and
+    /// WEBGATE_SEARCH_KEY.
+    Search {
+        /// The query.
+        query: String,
+        /// How many results (1 to 20).
+        #[arg(long)]
+        count: Option<u32>,
+        /// Recency: pd, pw, pm or py.
+        #[arg(long)]
+        freshness: Option<String>,
+        /// Country code.
+        #[arg(long)]
+        country: Option<String>,
+        /// Search language.
+        #[arg(long)]
+        search_lang: Option<String>,
+        /// off, moderate or strict.
+        #[arg(long)]
+        safesearch: Option<String>,
+        /// Only this hostname (repeatable).
+        #[arg(long = "include-domain")]
+        include_domains: Vec<String>,
+        /// Never this hostname (repeatable).
+        #[arg(long = "exclude-domain")]
+        exclude_domains: Vec<String>,
+        #[command(flatten)]
+        provider: ProviderOptions,
         /// Print one JSON object: {"class", "kind", "text"}.
         #[arg(long)]
         json: bool,
@@ -130,6 +169,15 @@ struct NetOptions {
     ca_file: Option<String>,
 }
 
+/// Where search results come from (host configuration, never a prompt).
+#[derive(Args, Debug, Clone, Default)]
+struct ProviderOptions {
+    /// gateway, brave, searxng or tavily (default: WEBGATE_SEARCH_PROVIDER,
+    /// else gateway).
+    #[arg(long)]
+    provider: Option<String>,
+}
+
 const EXIT_SOFT: u8 = 1;
 const EXIT_HARD: u8 = 2;
 const EXIT_USAGE: u8 = 64;
@@ -151,6 +199,7 @@ fn main() -> ExitCode {
             tool,
             arguments,
             net,
+            provider,
             json,
         } => {
             let args: Value = match serde_json::from_str(&arguments) {
@@ -159,8 +208,46 @@ fn main() -> ExitCode {
             };
             match tool.as_str() {
                 "web_fetch" => run_fetch(&net, json, |f| async move { f.call(&args).await }),
-                other => usage(&format!("unknown tool {other:?} (known: web_fetch)")),
+                "web_search" => run_search(&net, &provider, json, args),
+                other => usage(&format!(
+                    "unknown tool {other:?} (known: web_fetch, web_search)"
+                )),
             }
+        }
+        Command::Search {
+            query,
+            count,
+            freshness,
+            country,
+            search_lang,
+            safesearch,
+            include_domains,
+            exclude_domains,
+            provider,
+            json,
+        } => {
+            let mut args = json!({"query": query});
+            let fields = [
+                ("count", count.map(|c| json!(c))),
+                ("freshness", freshness.map(|v| json!(v))),
+                ("country", country.map(|v| json!(v))),
+                ("search_lang", search_lang.map(|v| json!(v))),
+                ("safesearch", safesearch.map(|v| json!(v))),
+                (
+                    "include_domains",
+                    (!include_domains.is_empty()).then(|| json!(include_domains)),
+                ),
+                (
+                    "exclude_domains",
+                    (!exclude_domains.is_empty()).then(|| json!(exclude_domains)),
+                ),
+            ];
+            for (k, v) in fields {
+                if let Some(v) = v {
+                    args[k] = v;
+                }
+            }
+            run_search(&NetOptions::default(), &provider, json, args)
         }
         Command::Fetch {
             url,
@@ -290,6 +377,47 @@ where
     };
     let outcome = rt.block_on(call(fetcher));
     print_outcome(&outcome, json)
+}
+
+fn run_search(net: &NetOptions, provider: &ProviderOptions, json: bool, args: Value) -> ExitCode {
+    let env = |k: &str| std::env::var(k).ok();
+    let settings = SearchSettings {
+        provider: provider
+            .provider
+            .clone()
+            .or_else(|| env("WEBGATE_SEARCH_PROVIDER")),
+        endpoint: env("WEBGATE_SEARCH_ENDPOINT"),
+        key: env("WEBGATE_SEARCH_KEY"),
+    };
+    let mut tls = TlsSettings::default();
+    if let Some(path) = &net.ca_file {
+        let added = std::fs::read(path)
+            .map_err(|e| e.to_string())
+            .and_then(|pem| tls.add_pem_roots(&pem));
+        if let Err(e) = added {
+            return usage(&format!("--ca-file {path}: {e}"));
+        }
+    }
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("webgate: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let outcome = rt.block_on(async {
+        let client = Client::new(Policy::default(), &tls)?;
+        let provider = configure(&settings, client)?;
+        Ok::<_, String>(Searcher::new(provider).call(&args).await)
+    });
+    match outcome {
+        Ok(o) => print_outcome(&o, json),
+        // Search is not offered: say why, as a usage problem of the host.
+        Err(why) => usage(&why),
+    }
 }
 
 fn print_outcome(o: &Outcome, json: bool) -> ExitCode {

@@ -9,6 +9,7 @@ use webgate::fetch::Fetcher;
 use webgate::messages::{Class, FETCH_DESCRIPTION, SEARCH_DESCRIPTION};
 use webgate::net::TlsSettings;
 use webgate::policy::Policy;
+use webgate::search::client::Client;
 use webgate::search::gateway::Gateway;
 use webgate::search::Searcher;
 use webgate::tool::Outcome;
@@ -256,8 +257,8 @@ async fn run_search(v: &Vector, ca: &TestCa) -> Result<Actual, String> {
         .gateway
         .clone()
         .unwrap_or_else(|| "https://gw.example/search".into());
-    let gateway =
-        Gateway::new(&endpoint, v.key.clone(), Policy::default(), &tls)?.with_connect(dial.clone());
+    let client = Client::new(Policy::default(), &tls)?.with_connect(dial.clone());
+    let gateway = Gateway::new(&endpoint, v.key.clone(), client)?;
     let searcher = Searcher::new(Arc::new(gateway));
     let args: serde_json::Value =
         serde_json::from_str(&v.args).map_err(|e| format!("args are not JSON: {e}"))?;

@@ -2,9 +2,12 @@
 //! check every provider's answer goes through, and the compact JSON output.
 //!
 //! Providers: [`gateway::Gateway`] (the default: one POST to the host's
-//! endpoint). A host may implement [`Provider`] itself.
+//! endpoint), and adapters for the Brave Search API, SearXNG and Tavily in
+//! [`providers`]. A host may implement [`Provider`] itself.
 
+pub mod client;
 pub mod gateway;
+pub mod providers;
 mod response;
 
 use std::sync::Arc;

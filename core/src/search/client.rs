@@ -1,0 +1,215 @@
+//! The transport every search provider shares: one request to the host's
+//! configured endpoint under the fixed deadline, the response cap enforced
+//! while reading, and the contract's failure families.
+//!
+//! Provider endpoints are the host's own choice, never a model's, so they
+//! are reached through their own [`Connect`] seam rather than the fetch
+//! policy (a gateway may well live on a private address).
+
+use std::sync::Arc;
+
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use hyper::header::{HeaderName, HeaderValue, HOST, USER_AGENT};
+use hyper::{Method, Request};
+use rustls::pki_types::ServerName;
+use serde_json::Value;
+use tokio::time::Instant;
+use url::Url;
+
+use crate::messages::SearchError;
+use crate::net::{http, BoxFuture, Io, TlsSettings};
+use crate::policy::Policy;
+
+/// Opens a stream to a provider's host and port.
+pub trait Connect: Send + Sync + 'static {
+    /// Connects to `host:port`.
+    fn connect<'a>(
+        &'a self,
+        host: &'a str,
+        port: u16,
+    ) -> BoxFuture<'a, std::io::Result<Box<dyn Io>>>;
+}
+
+/// The default: the system's name resolution and TCP.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TcpConnect;
+
+impl Connect for TcpConnect {
+    fn connect<'a>(
+        &'a self,
+        host: &'a str,
+        port: u16,
+    ) -> BoxFuture<'a, std::io::Result<Box<dyn Io>>> {
+        Box::pin(async move {
+            let host = host.trim_start_matches('[').trim_end_matches(']');
+            let s = tokio::net::TcpStream::connect((host, port)).await?;
+            s.set_nodelay(true)?;
+            Ok(Box::new(s) as Box<dyn Io>)
+        })
+    }
+}
+
+/// A non-2xx answer, before it becomes a message.
+#[derive(Debug)]
+pub(crate) struct Refused {
+    pub code: u16,
+    /// The start of the error body (at most the cut plus a few bytes), or
+    /// `None` when it could not be read.
+    pub body: Option<Vec<u8>>,
+}
+
+impl Refused {
+    /// The contract's rendering: `backend returned {code}: {body}`, the
+    /// empty-body form, or the unreadable form.
+    pub fn into_error(self, cut: usize) -> SearchError {
+        match self.body {
+            None => SearchError::StatusUnread { code: self.code },
+            Some(b) if b.is_empty() => SearchError::StatusEmpty { code: self.code },
+            Some(b) => SearchError::Status {
+                code: self.code,
+                body: super::escape_error_body(&b, cut),
+            },
+        }
+    }
+}
+
+/// The shared HTTP client of the providers.
+#[derive(Clone)]
+pub struct Client {
+    connect: Arc<dyn Connect>,
+    tls: tokio_rustls::TlsConnector,
+    pub(crate) policy: Policy,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client").finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// A client with the system's TCP and the given TLS settings.
+    pub fn new(policy: Policy, tls: &TlsSettings) -> Result<Self, String> {
+        Ok(Client {
+            connect: Arc::new(TcpConnect),
+            tls: tokio_rustls::TlsConnector::from(tls.client_config()?),
+            policy,
+        })
+    }
+
+    /// Replaces the connect seam (tests reach scripted servers this way).
+    pub fn with_connect(mut self, c: Arc<dyn Connect>) -> Self {
+        self.connect = c;
+        self
+    }
+
+    /// One exchange under the deadline. `Ok(Ok(body))` for a 2xx within
+    /// the cap, `Ok(Err(refused))` for any other status.
+    pub(crate) async fn exchange(
+        &self,
+        method: Method,
+        url: &Url,
+        headers: &[(HeaderName, HeaderValue)],
+        body: Option<Bytes>,
+    ) -> Result<Result<Vec<u8>, Refused>, SearchError> {
+        use SearchError::{Read, Request as Req};
+        let deadline = Instant::now() + self.policy.search_deadline;
+        let host = url.host_str().unwrap_or_default();
+        let bare = host.trim_start_matches('[').trim_end_matches(']');
+        let port = url.port_or_known_default().unwrap_or(443);
+        let stream = tokio::time::timeout_at(deadline, self.connect.connect(host, port))
+            .await
+            .map_err(|_| Req)?
+            .map_err(|_| Req)?;
+        let authority = match url.port() {
+            Some(p) => format!("{host}:{p}"),
+            None => host.to_string(),
+        };
+        let path = match url.query() {
+            Some(q) => format!("{}?{q}", url.path()),
+            None => url.path().to_string(),
+        };
+        let build = |h2: bool| -> Result<Request<Full<Bytes>>, SearchError> {
+            let mut b = Request::builder().method(method.clone()).header(
+                USER_AGENT,
+                HeaderValue::from_str(&self.policy.user_agent).map_err(|_| Req)?,
+            );
+            for (k, v) in headers {
+                b = b.header(k, v);
+            }
+            b = if h2 {
+                b.uri(url.as_str())
+            } else {
+                b.header(HOST, authority.as_str()).uri(path.as_str())
+            };
+            b.body(Full::new(body.clone().unwrap_or_default()))
+                .map_err(|_| Req)
+        };
+        let (resp, _guard) = if url.scheme() == "https" {
+            let name = ServerName::try_from(bare.to_string()).map_err(|_| Req)?;
+            let tls = tokio::time::timeout_at(deadline, self.tls.connect(name, stream))
+                .await
+                .map_err(|_| Req)?
+                .map_err(|_| Req)?;
+            let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
+            tokio::time::timeout_at(deadline, http::send(tls, h2, build(h2)?))
+                .await
+                .map_err(|_| Req)?
+                .map_err(|_| Req)?
+        } else {
+            tokio::time::timeout_at(deadline, http::send(stream, false, build(false)?))
+                .await
+                .map_err(|_| Req)?
+                .map_err(|_| Req)?
+        };
+        let code = resp.status().as_u16();
+        let mut incoming = resp.into_body();
+        let success = (200..300).contains(&code);
+        // Success bodies are read up to the cap (one byte more refuses);
+        // error bodies only as far as the message can show.
+        let limit = if success {
+            self.policy.search_body_cap
+        } else {
+            self.policy.search_error_cut as u64 + 4
+        };
+        let mut buf: Vec<u8> = Vec::new();
+        loop {
+            match tokio::time::timeout_at(deadline, incoming.frame()).await {
+                Ok(None) => break,
+                Ok(Some(Ok(f))) => {
+                    let Ok(d) = f.into_data() else { continue };
+                    if buf.len() as u64 + d.len() as u64 > limit {
+                        if success {
+                            return Err(SearchError::TooBig { limit });
+                        }
+                        let room = limit as usize - buf.len();
+                        buf.extend_from_slice(&d[..room]);
+                        break;
+                    }
+                    buf.extend_from_slice(&d);
+                }
+                Ok(Some(Err(_))) | Err(_) => {
+                    if success {
+                        return Err(Read);
+                    }
+                    return Ok(Err(Refused { code, body: None }));
+                }
+            }
+        }
+        Ok(if success {
+            Ok(buf)
+        } else {
+            Err(Refused {
+                code,
+                body: Some(buf),
+            })
+        })
+    }
+}
+
+/// A 2xx body as JSON: UTF-8 first, then JSON.
+pub(crate) fn json_body(body: &[u8]) -> Result<Value, SearchError> {
+    let text = std::str::from_utf8(body).map_err(|_| SearchError::NotUtf8)?;
+    serde_json::from_str(text).map_err(|_| SearchError::Malformed)
+}
