@@ -379,8 +379,7 @@ impl Fetcher {
             }
         }
         let body = decoder.finish().map_err(map_fail)?;
-        let decoded = charset::decode(&body.bytes, encoding);
-        drop(body.bytes);
+        let decoded = charset::decode_owned(body.bytes, encoding);
         let (mut text, extraction) = match ct.class {
             MediaClass::Html => extract::render_page(&decoded, url.as_url(), raw),
             MediaClass::Structured | MediaClass::Text => (decoded, Extraction::Plain),

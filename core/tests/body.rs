@@ -302,3 +302,17 @@ proptest! {
         prop_assert!(d.inflated() <= cap + SCRATCH as u64);
     }
 }
+
+proptest! {
+    /// Truncation never splits a character, never exceeds `max_chars`, keeps
+    /// a prefix, and cuts exactly when the text is longer.
+    #[test]
+    fn truncation_is_on_character_boundaries(text in any::<String>(), max in 1usize..64) {
+        let mut cut = text.clone();
+        let did = webgate::body::text::truncate_chars(&mut cut, max);
+        prop_assert!(cut.chars().count() <= max);
+        prop_assert!(text.starts_with(&cut));
+        prop_assert_eq!(did, text.chars().count() > max);
+        prop_assert_eq!(cut.chars().count(), text.chars().count().min(max));
+    }
+}

@@ -35,7 +35,7 @@ commands:
   tidy                    house-style checks
   fuzz [--seconds N] [T…] run every fuzz target (or the named ones) N seconds
                           each (default 60), then replay fuzz/regressions/
-  bench [NAME…]           run the benchmarks (table)
+  bench [NAME…]           run the benchmarks (table, body, fetch, extract)
   conformance [--filter TEXT] [--vectors DIR]
                           replay every vector on the simulated network;
                           one line per vector, every failure in full, then
@@ -182,7 +182,7 @@ fn conformance(args: &[String]) -> Result<(), String> {
 }
 
 fn bench(args: &[String]) -> Result<(), String> {
-    let all = ["table"];
+    let all = ["table", "body", "fetch", "extract"];
     let names: Vec<&str> = if args.is_empty() {
         all.to_vec()
     } else {
@@ -191,6 +191,47 @@ fn bench(args: &[String]) -> Result<(), String> {
     for n in names {
         match n {
             "table" => run("cargo", &["bench", "-p", "webgate", "--bench", "table"])?,
+            "extract" => {
+                run("cargo", &["bench", "-p", "webgate", "--bench", "extract"])?;
+                // The reference metric, when Python is here, on the same predictions.
+                let script = root().join("../shared/tools/score_extraction.py");
+                let data =
+                    root().join("../shared/data/article-extraction-benchmark/ground-truth.json");
+                let pred = root().join("target/extract-predictions.json");
+                if script.is_file() && data.is_file() {
+                    let (s, d, p) = (
+                        script.display().to_string(),
+                        data.display().to_string(),
+                        pred.display().to_string(),
+                    );
+                    if run("python3", &[&s, &d, &p]).is_err() {
+                        eprintln!(
+                            "bench extract: python3 is not available to cross-check the metric"
+                        );
+                    }
+                }
+            }
+            "fetch" => run(
+                "cargo",
+                &["bench", "-p", "webgate-conformance", "--bench", "fetch"],
+            )?,
+            "body" => {
+                run("cargo", &["build", "--release", "-p", "webgate-cli"])?;
+                let bin = root().join("target/release/webgate");
+                eprintln!(
+                    "$ WEBGATE_BIN={} cargo bench -p webgate-conformance --bench body",
+                    bin.display()
+                );
+                let status = Command::new("cargo")
+                    .args(["bench", "-p", "webgate-conformance", "--bench", "body"])
+                    .env("WEBGATE_BIN", &bin)
+                    .current_dir(root())
+                    .status()
+                    .map_err(|e| e.to_string())?;
+                if !status.success() {
+                    return Err("the body benchmark failed".into());
+                }
+            }
             other => {
                 return Err(format!(
                     "unknown benchmark {other:?}; known: {}",

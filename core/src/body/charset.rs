@@ -29,6 +29,21 @@ pub fn decode(bytes: &[u8], encoding: &'static Encoding) -> String {
     text.into_owned()
 }
 
+/// [`decode`] taking the bytes by value: valid UTF-8 (the common case)
+/// becomes the text in place, without a second copy of the body.
+pub fn decode_owned(mut bytes: Vec<u8>, encoding: &'static Encoding) -> String {
+    if encoding == UTF_8 {
+        if bytes.starts_with(b"\xef\xbb\xbf") {
+            bytes.drain(..3);
+        }
+        return match String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        };
+    }
+    decode(&bytes, encoding)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -52,6 +67,19 @@ mod tests {
         assert_eq!(decode(b"\xef\xbb\xbfhi", latin), "\u{ef}\u{bb}\u{bf}hi");
         let u16le = encoding_for(Some("utf-16le")).unwrap();
         assert_eq!(decode(b"\xff\xfeh\x00i\x00", u16le), "hi");
+    }
+
+    #[test]
+    fn owned_decoding_agrees() {
+        for (bytes, label) in [
+            (&b"\xef\xbb\xbfhi \xff"[..], None),
+            (&b"plain"[..], None),
+            (&b"\xef\xbb\xbfx"[..], Some("latin1")),
+            (&b"\xff\xfeh\x00"[..], Some("utf-16le")),
+        ] {
+            let e = encoding_for(label).unwrap();
+            assert_eq!(decode_owned(bytes.to_vec(), e), decode(bytes, e));
+        }
     }
 
     #[test]

@@ -7,12 +7,10 @@
 //! them, so a decompression bomb is refused at most one step past the cap
 //! and memory stays the cap plus a small constant per stage.
 
-use std::io::Write as _;
-
 use flate2::{Decompress, FlushDecompress, Status};
 
 /// How much one decoder step may produce before the next stage sees it.
-pub const SCRATCH: usize = 32 * 1024;
+pub const SCRATCH: usize = 64 * 1024;
 
 /// More codings than this on one body are refused as unreadable: no real
 /// server stacks more, and each stage costs a scratch buffer.
@@ -147,7 +145,7 @@ impl Collector {
 /// `out.len()` bytes; `end` checks the stream is complete and hands back
 /// anything still held.
 enum Decoder {
-    Gzip(Box<flate2::write::GzDecoder<Vec<u8>>>),
+    Gzip(Box<Gunzip>),
     Deflate(Inflate),
     Brotli(Box<BrotliState>),
     Zstd {
@@ -218,12 +216,112 @@ impl Inflate {
     }
 }
 
+/// `gzip` (RFC 1952): the header, raw deflate into the caller's buffer,
+/// then the CRC-32 and length trailer, all as bytes arrive.
+#[derive(Default)]
+struct Gunzip {
+    head: Vec<u8>,
+    inflate: Option<Decompress>,
+    crc: flate2::Crc,
+    trailer: Vec<u8>,
+    done: bool,
+}
+
+/// A gzip header longer than this (huge FEXTRA, endless FNAME) is refused.
+const MAX_GZIP_HEADER: usize = 64 * 1024;
+
+/// The length of a complete gzip header at the start of `h`, `Ok(None)`
+/// when more bytes are needed, `Err` when it is not gzip.
+fn gzip_header_len(h: &[u8]) -> Result<Option<usize>, Stop> {
+    if h.len() >= 2 && (h[0] != 0x1f || h[1] != 0x8b) || h.len() >= 3 && h[2] != 8 {
+        return Err(Stop::Corrupt);
+    }
+    if h.len() < 10 {
+        return Ok(None);
+    }
+    let flags = h[3];
+    if flags & 0xe0 != 0 {
+        return Err(Stop::Corrupt); // reserved bits
+    }
+    let mut at = 10;
+    if flags & 0x04 != 0 {
+        if h.len() < at + 2 {
+            return Ok(None);
+        }
+        at += 2 + usize::from(u16::from_le_bytes([h[at], h[at + 1]]));
+    }
+    for bit in [0x08, 0x10] {
+        if flags & bit != 0 {
+            match h
+                .get(at..)
+                .and_then(|rest| rest.iter().position(|&b| b == 0))
+            {
+                Some(z) => at += z + 1,
+                None => return Ok(None),
+            }
+        }
+    }
+    if flags & 0x02 != 0 {
+        at += 2;
+    }
+    Ok((h.len() >= at).then_some(at))
+}
+
+impl Gunzip {
+    fn step(&mut self, input: &[u8], out: &mut [u8]) -> Result<(usize, usize), Stop> {
+        if self.inflate.is_none() {
+            // Buffer the header (bounded), then start inflating after it.
+            let before = self.head.len();
+            let take = input.len().min(MAX_GZIP_HEADER + 1 - before);
+            self.head.extend_from_slice(&input[..take]);
+            match gzip_header_len(&self.head)? {
+                None if self.head.len() > MAX_GZIP_HEADER => return Err(Stop::Corrupt),
+                None => return Ok((take, 0)),
+                Some(len) => {
+                    self.inflate = Some(Decompress::new(false));
+                    // Bytes of this input after the header are consumed next.
+                    let used = len - before;
+                    self.head.clear();
+                    return Ok((used, 0));
+                }
+            }
+        }
+        if self.done {
+            let take = input.len().min(8 - self.trailer.len());
+            self.trailer.extend_from_slice(&input[..take]);
+            if take < input.len() {
+                return Err(Stop::Corrupt); // data after the trailer
+            }
+            return Ok((take, 0));
+        }
+        // OK because it was set when the header ended.
+        let d = self.inflate.as_mut().expect("inflater");
+        let (in0, out0) = (d.total_in(), d.total_out());
+        let st = d
+            .decompress(input, out, FlushDecompress::None)
+            .map_err(|_| Stop::Corrupt)?;
+        let used = (d.total_in() - in0) as usize;
+        let produced = (d.total_out() - out0) as usize;
+        self.crc.update(&out[..produced]);
+        self.done = st == Status::StreamEnd;
+        Ok((used, produced))
+    }
+
+    fn is_complete(&self) -> bool {
+        if !self.done || self.trailer.len() != 8 {
+            return false;
+        }
+        let t = &self.trailer;
+        let crc = u32::from_le_bytes([t[0], t[1], t[2], t[3]]);
+        let size = u32::from_le_bytes([t[4], t[5], t[6], t[7]]);
+        crc == self.crc.sum() && size == self.crc.amount()
+    }
+}
+
 impl Decoder {
     fn new(c: Coding) -> Result<Self, BodyFail> {
         Ok(match c {
-            Coding::Gzip => Decoder::Gzip(Box::new(flate2::write::GzDecoder::new(
-                Vec::with_capacity(SCRATCH),
-            ))),
+            Coding::Gzip => Decoder::Gzip(Box::default()),
             Coding::Deflate => Decoder::Deflate(Inflate {
                 head: Vec::new(),
                 d: None,
@@ -251,20 +349,7 @@ impl Decoder {
     /// Consumes some of `input`, writes into `out`; returns (consumed, produced).
     fn step(&mut self, input: &[u8], out: &mut [u8]) -> Result<(usize, usize), Stop> {
         match self {
-            Decoder::Gzip(g) => {
-                // Each write runs the inflater once into its 32 KiB buffer
-                // and hands the previous run's output to our Vec, which we
-                // empty right away: output per step stays bounded.
-                let n = g.write(input).map_err(|_| Stop::Corrupt)?;
-                let held = g.get_mut();
-                let produced = held.len().min(out.len());
-                out[..produced].copy_from_slice(&held[..produced]);
-                held.drain(..produced);
-                if n == 0 && produced == 0 && !input.is_empty() {
-                    return Err(Stop::Corrupt); // data after the gzip trailer
-                }
-                Ok((n, produced))
-            }
+            Decoder::Gzip(g) => g.step(input, out),
             Decoder::Deflate(i) => i.step(input, out),
             Decoder::Brotli(state) => {
                 let (mut avail_in, mut in_off) = (input.len(), 0usize);
@@ -302,10 +387,7 @@ impl Decoder {
     /// still held (gzip's last buffer), or `None` when it is incomplete.
     fn end(&mut self) -> Option<Vec<u8>> {
         match self {
-            Decoder::Gzip(g) => {
-                g.try_finish().ok()?;
-                Some(std::mem::take(g.get_mut()))
-            }
+            Decoder::Gzip(g) => g.is_complete().then(Vec::new),
             Decoder::Deflate(i) => i.ended.then(Vec::new),
             Decoder::Brotli(state) => {
                 brotli_decompressor::BrotliDecoderIsFinished(state).then(Vec::new)
@@ -392,6 +474,16 @@ impl BodyDecoder {
             received: 0,
             failed: None,
         })
+    }
+
+    /// Reserves room for `n` inflated bytes, at most the cap: a declared
+    /// length can save reallocations, and a lying one costs no more than
+    /// the cap would anyway.
+    pub fn reserve(&mut self, n: u64) {
+        let n = usize::try_from(n).unwrap_or(usize::MAX).min(self.sink.cap);
+        self.sink
+            .bytes
+            .reserve(n.saturating_sub(self.sink.bytes.len()));
     }
 
     /// Bytes received from the network so far.
