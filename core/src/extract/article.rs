@@ -4,16 +4,13 @@
 
 use super::dom::{Doc, Id, Kind};
 
-/// Class/id words that mark boilerplate.
+/// Class/id fragments that mark boilerplate wherever they appear in a
+/// class or id ("commentlist", "share-tools", "site-footer").
 const NEGATIVE: &[&str] = &[
     "comment",
     "footer",
-    "foot",
     "sidebar",
-    "side-bar",
     "widget",
-    "nav",
-    "menu",
     "share",
     "sharing",
     "social",
@@ -22,47 +19,77 @@ const NEGATIVE: &[&str] = &[
     "promo",
     "sponsor",
     "advert",
-    "ads",
     "banner",
     "cookie",
     "consent",
     "newsletter",
-    "subscribe",
+    "subscri",
     "signup",
     "breadcrumb",
     "pagination",
     "pager",
     "masthead",
-    "header",
     "popup",
     "modal",
     "outbrain",
     "taboola",
     "disqus",
-    "byline-share",
-    "tags",
-    "tag-list",
     "toolbar",
-    "skip",
     "login",
-    "author-bio",
-    "more-stories",
     "trending",
     "most-popular",
-    "rail",
-    "hidden",
-    "print-only",
-    "caption-credit",
+    "mostpopular",
+    "recirc",
+    "caption",
+    "credit",
+    "byline",
+    "dateline",
+    "timestamp",
+    "author",
+    "published",
+    "updated",
+    "readmore",
+    "read-more",
+    "more-from",
+    "moreon",
+    "paywall",
+    "donate",
+    "follow",
+    "skip",
+    "shopping",
+    "gdpr",
+    "community",
+    "replies",
+    "remark",
+    "rss",
+    "skyscraper",
+    "shoutbox",
+    "combx",
+    "supplemental",
+    "agegate",
+    "meta",
+    "tags",
+    "tool",
+    "nav",
+    "menu",
+    "header",
+    "masthead",
+    "print",
 ];
 
-/// Class/id words that mark content.
+/// Class/id tokens that mark boilerplate only as whole words ("ad", not
+/// "head" or "shadow").
+const NEGATIVE_TOKENS: &[&str] = &[
+    "ad", "ads", "adv", "date", "hid", "hidden", "also", "more", "jump", "rail", "extra",
+];
+
+/// Class/id fragments that mark content.
 const POSITIVE: &[&str] = &[
     "article",
     "body",
     "content",
     "entry",
     "main",
-    "page",
     "post",
     "text",
     "blog",
@@ -72,16 +99,53 @@ const POSITIVE: &[&str] = &[
     "markdown",
     "richtext",
     "rich-text",
+    "column",
 ];
 
-fn has_word(class_id: &str, words: &[&str]) -> bool {
+/// Fragments that mark a whole region to drop inside the article, however
+/// much text it holds (a long comment thread is still comments), unless a
+/// content word is there too.
+const UNLIKELY: &[&str] = &[
+    "comment",
+    "disqus",
+    "related",
+    "recommend",
+    "outbrain",
+    "taboola",
+    "share",
+    "social",
+    "newsletter",
+    "subscri",
+    "footer",
+    "sidebar",
+    "promo",
+    "sponsor",
+    "advert",
+    "banner",
+    "cookie",
+    "consent",
+    "breadcrumb",
+    "pagination",
+    "popup",
+    "modal",
+    "recirc",
+    "trending",
+    "most-popular",
+    "replies",
+    "community",
+    "shoutbox",
+    "agegate",
+    "gdpr",
+];
+
+fn has_fragment(class_id: &str, words: &[&str]) -> bool {
+    words.iter().any(|w| class_id.contains(w))
+}
+
+fn has_token(class_id: &str, words: &[&str]) -> bool {
     class_id
-        .split(|c: char| !c.is_ascii_alphanumeric() && c != '-')
-        .any(|tok| {
-            words.iter().any(|w| {
-                tok == *w || tok.starts_with(&format!("{w}-")) || tok.ends_with(&format!("-{w}"))
-            })
-        })
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|tok| words.contains(&tok))
 }
 
 /// The class/id weight of a node: −25, 0, +25 (or 0 when both).
@@ -91,13 +155,21 @@ pub fn class_weight(doc: &Doc, id: Id) -> i32 {
         return 0;
     }
     let mut w = 0;
-    if has_word(ci, NEGATIVE) {
+    if has_fragment(ci, NEGATIVE) || has_token(ci, NEGATIVE_TOKENS) {
         w -= 25;
     }
-    if has_word(ci, POSITIVE) {
+    if has_fragment(ci, POSITIVE) {
         w += 25;
     }
     w
+}
+
+/// A region that is boilerplate by its name alone.
+fn is_unlikely(doc: &Doc, id: Id) -> bool {
+    let ci = &doc.nodes[id].class_id;
+    !ci.is_empty()
+        && has_fragment(ci, UNLIKELY)
+        && !has_fragment(ci, &["article", "content", "main", "body", "story"])
 }
 
 fn tag_base(tag: &str) -> f64 {
@@ -182,25 +254,62 @@ pub fn select(doc: &Doc) -> Vec<Id> {
     let n = doc.nodes.len();
     let mut score = vec![0.0f64; n];
     let mut is_candidate = vec![false; n];
+    // Each paragraph scores its parent, grandparent and great-grandparent.
+    // Loose text directly inside a block (text separated by <br> or empty
+    // divs) is a paragraph of that block, as readability wraps it in <p>.
+    let add =
+        |start: Option<Id>, s: f64, score: &mut Vec<f64>, is_candidate: &mut Vec<bool>| {
+            let mut anc = start;
+            for level in 0..3 {
+                let Some(a) = anc else { break };
+                if doc.nodes[a].tag().is_none() {
+                    break;
+                }
+                if !is_candidate[a] {
+                    is_candidate[a] = true;
+                    score[a] += tag_base(doc.nodes[a].tag().unwrap_or(""))
+                        + f64::from(class_weight(doc, a));
+                }
+                score[a] += s / [1.0, 2.0, 3.0][level];
+                anc = doc.nodes[a].parent;
+            }
+        };
+    let para_score =
+        |len: usize, commas: usize| 1.0 + commas.min(20) as f64 + (len / 100).min(3) as f64;
     for id in 0..n {
         let node = &doc.nodes[id];
-        if node.junk || node.text_len < 25 || !is_paragraph(doc, id) {
+        if node.junk || node.text_len < 25 {
             continue;
         }
-        let s = 1.0 + node.commas.min(20) as f64 + (node.text_len / 100).min(3) as f64;
-        let mut anc = node.parent;
-        for level in 0..3 {
-            let Some(a) = anc else { break };
-            if doc.nodes[a].tag().is_none() {
-                break;
+        if is_paragraph(doc, id) {
+            add(
+                node.parent,
+                para_score(node.text_len, node.commas),
+                &mut score,
+                &mut is_candidate,
+            );
+            continue;
+        }
+        let Some(tag) = node.tag() else { continue };
+        if !is_block(tag) || matches!(tag, "body" | "html") {
+            continue;
+        }
+        let (mut loose, mut commas) = (0, 0);
+        for &c in &node.children {
+            let k = &doc.nodes[c];
+            if k.junk || k.tag().is_some_and(is_block) {
+                continue;
             }
-            if !is_candidate[a] {
-                is_candidate[a] = true;
-                score[a] +=
-                    tag_base(doc.nodes[a].tag().unwrap_or("")) + f64::from(class_weight(doc, a));
-            }
-            score[a] += s / [1.0, 2.0, 3.0][level];
-            anc = doc.nodes[a].parent;
+            loose += k.text_len;
+            commas += k.commas;
+        }
+        if loose >= 25 {
+            add(
+                Some(id),
+                para_score(loose, commas),
+                &mut score,
+                &mut is_candidate,
+            );
         }
     }
     let final_score = |id: Id| score[id] * (1.0 - doc.nodes[id].link_density());
@@ -224,7 +333,26 @@ pub fn select(doc: &Doc) -> Vec<Id> {
             break;
         }
     }
-    let top_score = final_score(top);
+    let best = final_score(top);
+    // A wrapper that holds nothing but the candidate stands for it, so
+    // that the candidate's real siblings (further sections of the same
+    // article) are looked at below.
+    while let Some(p) = doc.nodes[top].parent {
+        let pn = &doc.nodes[p];
+        if pn.tag().is_none() || matches!(pn.tag(), Some("body" | "html")) || pn.junk {
+            break;
+        }
+        let texty = pn
+            .children
+            .iter()
+            .filter(|&&c| !doc.nodes[c].junk && doc.nodes[c].text_len > 0)
+            .count();
+        if texty != 1 {
+            break;
+        }
+        top = p;
+    }
+    let top_score = best;
     let threshold = (top_score * 0.2).max(10.0);
     let Some(parent) = doc.nodes[top].parent else {
         return vec![top];
@@ -254,18 +382,48 @@ pub fn select(doc: &Doc) -> Vec<Id> {
     out
 }
 
+/// Text with whitespace collapsed and case folded, for comparisons.
+fn folded(doc: &Doc, id: Id) -> String {
+    let mut out = String::new();
+    let mut stack = vec![id];
+    while let Some(i) = stack.pop() {
+        let n = &doc.nodes[i];
+        if n.junk {
+            continue;
+        }
+        if let Kind::Text(t) = &n.kind {
+            out.push_str(t);
+            out.push(' ');
+        }
+        stack.extend(n.children.iter().rev());
+    }
+    out.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
 /// Inside the article: whether a subtree is boilerplate to drop (share
-/// bars, link lists, related-story boxes, comment sections).
+/// bars, link lists, related-story boxes, comment sections, captions, and
+/// a heading that only repeats the page title, as readability drops it).
 pub fn is_boilerplate(doc: &Doc, id: Id) -> bool {
     let n = &doc.nodes[id];
     let Some(tag) = n.tag() else { return false };
-    if matches!(tag, "nav" | "aside" | "footer") {
+    if matches!(tag, "nav" | "aside" | "footer" | "figcaption") || is_unlikely(doc, id) {
         return true;
+    }
+    if matches!(tag, "h1" | "h2") && !doc.title.is_empty() && n.text_len < 300 {
+        let h = folded(doc, id);
+        let title = doc.title.to_lowercase();
+        if !h.is_empty() && (title.contains(&h) || h.contains(&title)) {
+            return true;
+        }
     }
     let weight = class_weight(doc, id);
     let ld = n.link_density();
     match tag {
-        "div" | "section" | "ul" | "ol" | "header" | "table" | "figure" | "span" | "p" => {
+        "div" | "section" | "ul" | "ol" | "header" | "table" | "figure" | "span" | "p" | "time"
+        | "address" => {
             if weight < 0 && (ld > 0.2 || n.text_len < 400) {
                 return true;
             }

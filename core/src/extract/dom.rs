@@ -68,6 +68,8 @@ impl Node {
 pub struct Doc {
     pub nodes: Vec<Node>,
     body: Id,
+    /// The `<title>` text, whitespace collapsed.
+    pub title: String,
 }
 
 /// Elements whose content never reaches the text.
@@ -86,7 +88,6 @@ fn is_junk_tag(t: &LocalName) -> bool {
             | local_name!("object")
             | local_name!("embed")
             | local_name!("canvas")
-            | local_name!("form")
             | local_name!("button")
             | local_name!("input")
             | local_name!("select")
@@ -144,6 +145,7 @@ impl Doc {
         let dom = parse_document(RcDom::default(), ParseOpts::default()).one(html);
         let mut nodes: Vec<Node> = Vec::new();
         let mut body = None;
+        let mut title = String::new();
         // Iterative pre-order walk: (handle, parent, inherited junk).
         let mut stack: Vec<(Handle, Option<Id>, bool)> = vec![(dom.document.clone(), None, false)];
         while let Some((h, parent, junk_above)) = stack.pop() {
@@ -158,6 +160,15 @@ impl Doc {
                     let junk = is_junk_tag(&name.local) || is_hidden(&attrs);
                     if name.local == local_name!("body") && body.is_none() {
                         body = Some(id);
+                    }
+                    if name.local == local_name!("title") && title.is_empty() {
+                        let kids = h.children.borrow();
+                        for k in kids.iter() {
+                            if let NodeData::Text { contents } = &k.data {
+                                title.push_str(&contents.borrow());
+                            }
+                        }
+                        title = title.split_whitespace().collect::<Vec<_>>().join(" ");
                     }
                     (Kind::Element(name.local.clone()), attrs, junk)
                 }
@@ -205,7 +216,60 @@ impl Doc {
         // Children were pushed in reverse and popped in order, so ids are
         // in document order and every child id is greater than its parent's:
         // one backwards pass sums the statistics bottom-up.
+        sum_stats(&mut nodes);
+        // A form is a search box, a login, a newsletter signup: dropped.
+        // Unless it holds the page (ASP.NET wraps whole pages in one form),
+        // which its amount of text shows.
+        let mut dropped_form = false;
+        for n in nodes.iter_mut() {
+            if n.tag() == Some("form")
+                && !n.junk
+                && (n.text_len < FORM_KEEP_TEXT || n.link_density() > 0.5)
+            {
+                n.junk = true;
+                dropped_form = true;
+            }
+        }
+        if dropped_form {
+            // Junk is inherited: a forward pass (parents come first) marks
+            // the dropped forms' descendants, then the sums are redone.
+            for id in 0..nodes.len() {
+                if let Some(p) = nodes[id].parent {
+                    if nodes[p].junk {
+                        nodes[id].junk = true;
+                    }
+                }
+            }
+            sum_stats(&mut nodes);
+        }
+        drop(dom);
+        Doc {
+            body: body.unwrap_or(0),
+            nodes,
+            title,
+        }
+    }
+
+    /// The `<body>` (html5ever always makes one), or the document.
+    pub fn body(&self) -> Id {
+        self.body
+    }
+}
+
+/// A form with this much text (or more) is taken to wrap the page.
+const FORM_KEEP_TEXT: usize = 1000;
+
+/// Text, link text and commas, summed bottom-up over the non-junk nodes.
+fn sum_stats(nodes: &mut [Node]) {
+    {
         for id in (0..nodes.len()).rev() {
+            // Junk nodes keep no statistics: a sum redone after dropping
+            // forms must not see their earlier figures.
+            if nodes[id].junk {
+                let n = &mut nodes[id];
+                (n.text_len, n.link_len, n.commas) = (0, 0, 0);
+                continue;
+            }
             let n = &nodes[id];
             if n.junk {
                 continue;
@@ -230,15 +294,5 @@ impl Doc {
             n.link_len = if is_link { t } else { l };
             n.commas = c;
         }
-        drop(dom);
-        Doc {
-            body: body.unwrap_or(0),
-            nodes,
-        }
-    }
-
-    /// The `<body>` (html5ever always makes one), or the document.
-    pub fn body(&self) -> Id {
-        self.body
     }
 }

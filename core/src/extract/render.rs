@@ -28,6 +28,8 @@ struct Buf {
     brk: u8,
     space: bool,
     pre: bool,
+    /// Whitespace came before the first character written.
+    lead_space: bool,
 }
 
 impl Buf {
@@ -58,6 +60,9 @@ impl Buf {
         for c in s.chars() {
             if c.is_whitespace() {
                 self.space = true;
+                if self.out.is_empty() {
+                    self.lead_space = true;
+                }
             } else {
                 self.flush_sep();
                 self.out.push(c);
@@ -325,17 +330,29 @@ fn list_break(frames: &mut [Frame]) {
 }
 
 fn fold(f: Frame, parent: &mut Buf, md: bool) {
+    let (lead, trail) = (f.buf.lead_space, f.buf.space);
     let inner = f.buf.out;
     match f.kind {
         FrameKind::Plain => parent.text(&inner),
         FrameKind::Link(target) => {
             let text = one_line(&inner);
             if text.is_empty() {
+                // Whitespace inside an empty link still separates words.
+                if !inner.is_empty() {
+                    parent.space = true;
+                }
                 return;
+            }
+            // Space at the link's edges belongs to the sentence around it.
+            if lead {
+                parent.space = true;
             }
             match target {
                 Some(t) if md => parent.raw(&format!("[{text}]({t})")),
                 _ => parent.text(&text),
+            }
+            if trail {
+                parent.space = true;
             }
         }
         FrameKind::Wrap(mark) => {
@@ -343,17 +360,16 @@ fn fold(f: Frame, parent: &mut Buf, md: bool) {
             if text.is_empty() {
                 return;
             }
+            if lead {
+                parent.space = true;
+            }
             if md && !text.contains('\n') {
-                let lead = inner.starts_with(char::is_whitespace);
-                if lead {
-                    parent.space = true;
-                }
                 parent.raw(&format!("{mark}{text}{mark}"));
-                if inner.ends_with(char::is_whitespace) {
-                    parent.space = true;
-                }
             } else {
                 parent.text(&inner);
+            }
+            if trail {
+                parent.space = true;
             }
         }
         FrameKind::Heading(level) => {
