@@ -257,23 +257,22 @@ pub fn select(doc: &Doc) -> Vec<Id> {
     // Each paragraph scores its parent, grandparent and great-grandparent.
     // Loose text directly inside a block (text separated by <br> or empty
     // divs) is a paragraph of that block, as readability wraps it in <p>.
-    let add =
-        |start: Option<Id>, s: f64, score: &mut Vec<f64>, is_candidate: &mut Vec<bool>| {
-            let mut anc = start;
-            for level in 0..3 {
-                let Some(a) = anc else { break };
-                if doc.nodes[a].tag().is_none() {
-                    break;
-                }
-                if !is_candidate[a] {
-                    is_candidate[a] = true;
-                    score[a] += tag_base(doc.nodes[a].tag().unwrap_or(""))
-                        + f64::from(class_weight(doc, a));
-                }
-                score[a] += s / [1.0, 2.0, 3.0][level];
-                anc = doc.nodes[a].parent;
+    let add = |start: Option<Id>, s: f64, score: &mut Vec<f64>, is_candidate: &mut Vec<bool>| {
+        let mut anc = start;
+        for level in 0..3 {
+            let Some(a) = anc else { break };
+            if doc.nodes[a].tag().is_none() {
+                break;
             }
-        };
+            if !is_candidate[a] {
+                is_candidate[a] = true;
+                score[a] +=
+                    tag_base(doc.nodes[a].tag().unwrap_or("")) + f64::from(class_weight(doc, a));
+            }
+            score[a] += s / [1.0, 2.0, 3.0][level];
+            anc = doc.nodes[a].parent;
+        }
+    };
     let para_score =
         |len: usize, commas: usize| 1.0 + commas.min(20) as f64 + (len / 100).min(3) as f64;
     for id in 0..n {

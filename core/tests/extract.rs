@@ -1,0 +1,154 @@
+//! Extraction on hostile and pathological pages: deep nesting, a million
+//! siblings, one huge text node, arbitrary bytes; script and style text
+//! never reaches the output; every rendering rule on a small fixture.
+
+use proptest::prelude::*;
+use url::Url;
+use webgate::extract::{render_page_as, Style};
+use webgate::messages::Extraction;
+
+fn base() -> Url {
+    Url::parse("https://a.example/dir/page").unwrap()
+}
+
+fn md(html: &str, raw: bool) -> String {
+    render_page_as(html, &base(), raw, Style::Markdown).0
+}
+
+/// No walk of ours recurses: a small stack survives deep nesting. (The
+/// depth is 10,000, not 100,000: html5ever's tree builder scans its stack
+/// of open elements on every start tag, so its time grows with the square
+/// of the depth — see the notes on the extraction issue.)
+#[test]
+fn deep_nesting_does_not_overflow() {
+    let depth = 10_000;
+    let html = format!(
+        "{}<p>deep text here</p>{}",
+        "<div>".repeat(depth),
+        "</div>".repeat(depth)
+    );
+    // Run on a thread with a small stack: any recursion proportional to
+    // depth would overflow it.
+    let t = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(move || md(&html, true))
+        .unwrap();
+    assert_eq!(t.join().unwrap(), "deep text here");
+    let html = format!(
+        "{}x{}",
+        "<b><i>".repeat(depth / 2),
+        "</i></b>".repeat(depth / 2)
+    );
+    let t = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(move || md(&html, true))
+        .unwrap();
+    assert!(t.join().unwrap().contains('x'));
+}
+
+#[test]
+fn many_siblings() {
+    let html = format!("<body>{}</body>", "<span>a</span>".repeat(200_000));
+    let (text, _) = render_page_as(&html, &base(), true, Style::Plain);
+    assert_eq!(text.len(), 200_000);
+}
+
+#[test]
+fn one_huge_text_node() {
+    let html = format!("<p>{}</p>", "word ".repeat(8 << 20 >> 3));
+    let (text, _) = render_page_as(&html, &base(), false, Style::Plain);
+    assert_eq!(text.len(), (8 << 20 >> 3) * 5 - 1);
+}
+
+#[test]
+fn rendering_rules() {
+    let cases: &[(&str, &str)] = &[
+        ("<h2>Title <em>x</em></h2><p>para</p>", "## Title *x*\n\npara"),
+        ("<p>a <strong>b</strong> <code>c()</code> <b>d</b> <i>e</i></p>", "a **b** `c()` **d** *e*"),
+        ("<pre>  fn x() {\n    y\n  }</pre>", "```\n  fn x() {\n    y\n  }\n```"),
+        ("<pre>a ``` b</pre>", "````\na ``` b\n````"),
+        ("<ol start=3><li>x</li><li>y<ul><li>z</li></ul></li></ol>", "3. x\n4. y\n   - z"),
+        ("<blockquote><p>q1</p><p>q2</p></blockquote>", "> q1\n>\n> q2"),
+        ("<a href='/x?y#z'>link</a> <a href='javascript:alert(1)'>js</a>", "[link](https://a.example/x?y#z) js"),
+        ("<img src='i.png' alt='alt text'><img src='j.png'>", "![alt text](https://a.example/dir/i.png)"),
+        ("<table><tr><th>A</th><th>B</th></tr><tr><td>1</td><td>2|3</td></tr></table>", "| A | B |\n| --- | --- |\n| 1 | 2\\|3 |"),
+        ("<p>line<br>break</p><hr><p>after</p>", "line\nbreak\n\n---\n\nafter"),
+        ("<p>a&amp;b &lt;c&gt; &eacute;</p>", "a&b <c> é"),
+        ("<p>  spaced \n\n  out  </p>\n\n\n<p>next</p>", "spaced out\n\nnext"),
+        ("<p>vis</p><p hidden>h</p><p aria-hidden='true'>h</p><p style='display: none'>h</p><script>s</script><style>s</style><noscript>n</noscript><template>t</template><svg><text>s</text></svg><iframe>f</iframe><form><input value=v><p>f</p></form>", "vis"),
+    ];
+    for (html, want) in cases {
+        assert_eq!(md(html, true), *want, "{html}");
+    }
+}
+
+#[test]
+fn plain_text_has_no_markup() {
+    let html = "<h1>T</h1><p><a href='/x'>link</a> <b>bold</b></p><ul><li>i</li></ul><img alt='a' src='x'>";
+    let (t, _) = render_page_as(html, &base(), true, Style::Plain);
+    assert_eq!(t, "T\n\nlink bold\n\ni");
+}
+
+#[test]
+fn header_logic() {
+    let long = format!(
+        "<article><p>{}</p></article>",
+        "Sentence with words, commas, and more. ".repeat(5)
+    );
+    assert_eq!(
+        render_page_as(&long, &base(), false, Style::Markdown).1,
+        Extraction::Readability
+    );
+    assert_eq!(
+        render_page_as(&long, &base(), true, Style::Markdown).1,
+        Extraction::RawHtml
+    );
+    assert_eq!(
+        render_page_as("<p>short</p>", &base(), false, Style::Markdown).1,
+        Extraction::RawHtml
+    );
+    assert_eq!(
+        render_page_as("", &base(), false, Style::Markdown),
+        (String::new(), Extraction::RawHtml)
+    );
+}
+
+fn html_soup() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        Just("<div>".to_string()),
+        Just("</div>".to_string()),
+        Just("<p>".to_string()),
+        Just("<table><tr><td>".to_string()),
+        Just("<li>".to_string()),
+        Just("<pre>".to_string()),
+        Just("<a href='x'>".to_string()),
+        Just("</a>".to_string()),
+        Just("<script>SECRET_SCRIPT</script>".to_string()),
+        Just("<style>SECRET_STYLE{}</style>".to_string()),
+        Just("<!-- c -->".to_string()),
+        "[a-z ,.]{0,40}",
+        // Free text without `<`: a stray `<` would rightly turn the next
+        // `<script>` into text, as a browser would.
+        "[^<]{0,30}",
+    ];
+    prop::collection::vec(piece, 0..60).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Any input renders (no panic), and script or style text never shows.
+    #[test]
+    fn any_page_renders_without_script_text(html in html_soup(), raw in any::<bool>()) {
+        for style in [Style::Markdown, Style::Plain] {
+            let (t, _) = render_page_as(&html, &base(), raw, style);
+            prop_assert!(!t.contains("SECRET_SCRIPT") && !t.contains("SECRET_STYLE"));
+        }
+    }
+
+    #[test]
+    fn any_bytes_render(bytes in prop::collection::vec(any::<u8>(), 0..2000)) {
+        let html = String::from_utf8_lossy(&bytes);
+        let _ = render_page_as(&html, &base(), false, Style::Markdown);
+    }
+}
