@@ -342,12 +342,7 @@ fn build_fetcher(net: &NetOptions) -> Result<Fetcher, String> {
         .iter()
         .map(|c| parse_connect_to(c))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut tls = TlsSettings::default();
-    if let Some(path) = &net.ca_file {
-        let pem = std::fs::read(path).map_err(|e| format!("--ca-file {path}: {e}"))?;
-        tls.add_pem_roots(&pem)
-            .map_err(|e| format!("--ca-file {path}: {e}"))?;
-    }
+    let tls = tls_settings(net)?;
     Fetcher::builder()
         .policy(Policy::default())
         .resolver(resolver)
@@ -365,18 +360,36 @@ where
         Ok(f) => f,
         Err(e) => return usage(&e),
     };
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("webgate: cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
+    let Some(rt) = runtime() else {
+        return ExitCode::FAILURE;
     };
     let outcome = rt.block_on(call(fetcher));
     print_outcome(&outcome, json)
+}
+
+/// The runtime the network commands run on (a failure is reported here).
+fn runtime() -> Option<tokio::runtime::Runtime> {
+    match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => Some(rt),
+        Err(e) => {
+            eprintln!("webgate: cannot start the runtime: {e}");
+            None
+        }
+    }
+}
+
+/// The host-side TLS settings of `--ca-file`.
+fn tls_settings(net: &NetOptions) -> Result<TlsSettings, String> {
+    let mut tls = TlsSettings::default();
+    if let Some(path) = &net.ca_file {
+        let pem = std::fs::read(path).map_err(|e| format!("--ca-file {path}: {e}"))?;
+        tls.add_pem_roots(&pem)
+            .map_err(|e| format!("--ca-file {path}: {e}"))?;
+    }
+    Ok(tls)
 }
 
 fn run_search(net: &NetOptions, provider: &ProviderOptions, json: bool, args: Value) -> ExitCode {
@@ -389,24 +402,12 @@ fn run_search(net: &NetOptions, provider: &ProviderOptions, json: bool, args: Va
         endpoint: env("WEBGATE_SEARCH_ENDPOINT"),
         key: env("WEBGATE_SEARCH_KEY"),
     };
-    let mut tls = TlsSettings::default();
-    if let Some(path) = &net.ca_file {
-        let added = std::fs::read(path)
-            .map_err(|e| e.to_string())
-            .and_then(|pem| tls.add_pem_roots(&pem));
-        if let Err(e) = added {
-            return usage(&format!("--ca-file {path}: {e}"));
-        }
-    }
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("webgate: cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
+    let tls = match tls_settings(net) {
+        Ok(t) => t,
+        Err(e) => return usage(&e),
+    };
+    let Some(rt) = runtime() else {
+        return ExitCode::FAILURE;
     };
     let outcome = rt.block_on(async {
         let client = Client::new(Policy::default(), &tls)?;

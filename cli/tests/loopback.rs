@@ -11,64 +11,20 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use webgate_conformance::ca::{CertKind, TestCa};
+use webgate_conformance::ca::TestCa;
+use webgate_conformance::loopback::LoopbackServer;
 
 const PUBLIC: &str = "93.184.216.34";
 
-/// A TLS server on 127.0.0.1 that answers every request with `body` as
-/// text/plain, counts connections, and stops after `max` of them or 20 s.
-struct TlsServer {
-    port: u16,
-    connections: Arc<AtomicUsize>,
-}
-
-fn tls_server(ca: &TestCa, names: &[&str], body: &'static str, max: usize) -> TlsServer {
-    let names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
-    let (chain, key) = ca.leaf(&names, CertKind::Valid);
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut cfg = rustls::ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_no_client_auth()
-        .with_single_cert(chain, key)
-        .unwrap();
-    cfg.alpn_protocols = vec![b"http/1.1".to_vec()];
-    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(cfg));
-    let std_listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    std_listener.set_nonblocking(true).unwrap();
-    let port = std_listener.local_addr().unwrap().port();
-    let connections = Arc::new(AtomicUsize::new(0));
-    let count = connections.clone();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async move {
-            let listener = tokio::net::TcpListener::from_std(std_listener).unwrap();
-            let serve = async {
-                for _ in 0..max {
-                    let Ok((tcp, _)) = listener.accept().await else { return };
-                    count.fetch_add(1, Ordering::SeqCst);
-                    let Ok(mut tls) = acceptor.accept(tcp).await else { continue };
-                    let mut buf = vec![0u8; 4096];
-                    let mut head = Vec::new();
-                    while !head.ends_with(b"\r\n\r\n") {
-                        match tls.read(&mut buf).await {
-                            Ok(0) | Err(_) => break,
-                            Ok(n) => head.extend_from_slice(&buf[..n]),
-                        }
-                    }
-                    let resp = format!("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\r\n{body}", body.len());
-                    let _ = tls.write_all(resp.as_bytes()).await;
-                    let _ = tls.shutdown().await;
-                }
-            };
-            let _ = tokio::time::timeout(Duration::from_secs(20), serve).await;
-        });
-    });
-    TlsServer { port, connections }
+/// A TLS server on 127.0.0.1 answering every request with `body` as
+/// text/plain; it stops when dropped.
+fn tls_server(ca: &TestCa, names: &[&str], body: &str) -> LoopbackServer {
+    LoopbackServer::start(
+        ca,
+        names,
+        "Content-Type: text/plain\r\n",
+        body.as_bytes().to_vec(),
+    )
 }
 
 fn ca_file(ca: &TestCa) -> tempfile_path::Path {
@@ -115,7 +71,7 @@ fn webgate(args: &[&str]) -> (i32, String, String) {
 #[test]
 fn fetch_through_resolve_and_connect_to() {
     let ca = TestCa::new();
-    let server = tls_server(&ca, &["a.example"], "hello over real TLS\n", 1);
+    let server = tls_server(&ca, &["a.example"], "hello over real TLS\n");
     let pem = ca_file(&ca);
     let resolve = format!("a.example={PUBLIC}");
     let connect = format!("{PUBLIC}:443=127.0.0.1:{}", server.port);
@@ -136,7 +92,7 @@ fn fetch_through_resolve_and_connect_to() {
 #[test]
 fn call_json_output() {
     let ca = TestCa::new();
-    let server = tls_server(&ca, &["a.example"], "json", 1);
+    let server = tls_server(&ca, &["a.example"], "json");
     let pem = ca_file(&ca);
     let resolve = format!("a.example={PUBLIC}");
     let connect = format!("{PUBLIC}:443=127.0.0.1:{}", server.port);
@@ -162,7 +118,7 @@ fn call_json_output() {
 #[test]
 fn a_blocked_answer_is_never_dialled_even_with_a_mapping() {
     let ca = TestCa::new();
-    let server = tls_server(&ca, &["a.example"], "must not be read", 1);
+    let server = tls_server(&ca, &["a.example"], "must not be read");
     let pem = ca_file(&ca);
     // The mapping's source is blocked: accepted, and never used.
     let connect = format!("127.0.0.1:443=127.0.0.1:{}", server.port);
@@ -199,7 +155,7 @@ fn an_empty_resolve_list_is_an_answer_with_no_address() {
 #[test]
 fn an_untrusted_certificate_is_a_network_error() {
     let ca = TestCa::new();
-    let server = tls_server(&ca, &["a.example"], "x", 1);
+    let server = tls_server(&ca, &["a.example"], "x");
     let resolve = format!("a.example={PUBLIC}");
     let connect = format!("{PUBLIC}:443=127.0.0.1:{}", server.port);
     // No --ca-file: the test CA is not trusted.
@@ -309,7 +265,7 @@ fn dns_server(name: &'static str, answers: Vec<[u8; 4]>) -> (SocketAddr, Arc<Ato
 #[test]
 fn a_real_dns_server_that_rebinds_between_requests() {
     let ca = TestCa::new();
-    let server = tls_server(&ca, &["rebind.example"], "first answer was public", 2);
+    let server = tls_server(&ca, &["rebind.example"], "first answer was public");
     let pem = ca_file(&ca);
     let (dns, queries) = dns_server("rebind.example", vec![[93, 184, 216, 34], [127, 0, 0, 1]]);
     let dns = dns.to_string();
@@ -351,7 +307,7 @@ fn one_fetcher_re_resolves_every_request() {
     use webgate::fetch::Fetcher;
     use webgate::net::{ConnectTo, HickoryResolve, TcpDial, TlsSettings};
     let ca = TestCa::new();
-    let server = tls_server(&ca, &["again.example"], "public", 2);
+    let server = tls_server(&ca, &["again.example"], "public");
     let (dns, _) = dns_server("again.example", vec![[93, 184, 216, 34], [10, 0, 0, 7]]);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

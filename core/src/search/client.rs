@@ -208,6 +208,31 @@ impl Client {
     }
 }
 
+impl Client {
+    /// One exchange whose 2xx body is JSON; any other status becomes its
+    /// `backend returned …` message.
+    pub(crate) async fn json(
+        &self,
+        method: Method,
+        url: &Url,
+        headers: &[(HeaderName, HeaderValue)],
+        body: Option<Bytes>,
+    ) -> Result<Value, SearchError> {
+        let body = self
+            .exchange(method, url, headers, body)
+            .await?
+            .map_err(|r| r.into_error(self.policy.search_error_cut))?;
+        json_body(&body)
+    }
+}
+
+/// The `results` array of an answer, or a malformed answer.
+pub(crate) fn results(v: &Value) -> Result<&Vec<Value>, SearchError> {
+    v.get("results")
+        .and_then(Value::as_array)
+        .ok_or(SearchError::Malformed)
+}
+
 /// A 2xx body as JSON: UTF-8 first, then JSON.
 pub(crate) fn json_body(body: &[u8]) -> Result<Value, SearchError> {
     let text = std::str::from_utf8(body).map_err(|_| SearchError::NotUtf8)?;

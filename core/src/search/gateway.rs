@@ -4,10 +4,9 @@
 
 use hyper::header::{HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 use hyper::Method;
-use serde_json::Value;
 use url::Url;
 
-use super::client::{json_body, Client};
+use super::client::{results, Client};
 use super::{rows_from_results, Provider};
 use crate::args::SearchArgs;
 use crate::messages::{SearchError, SearchRow};
@@ -79,16 +78,11 @@ impl Provider for Gateway {
                 headers.push((AUTHORIZATION, bearer(k)?));
             }
             let body = args.to_json().to_string().into();
-            let body = self
+            let v = self
                 .client
-                .exchange(Method::POST, &self.endpoint, &headers, Some(body))
-                .await?
-                .map_err(|r| r.into_error(self.client.policy.search_error_cut))?;
-            let v = json_body(&body)?;
-            let results = v
-                .get("results")
-                .and_then(Value::as_array)
-                .ok_or(SearchError::Malformed)?;
+                .json(Method::POST, &self.endpoint, &headers, Some(body))
+                .await?;
+            let results = results(&v)?;
             rows_from_results(results)
         })
     }

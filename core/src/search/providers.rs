@@ -11,7 +11,7 @@ use hyper::Method;
 use serde_json::{json, Value};
 use url::Url;
 
-use super::client::{json_body, Client};
+use super::client::{json_body, results, Client};
 use super::gateway::{bearer, endpoint, Gateway};
 use super::{rows_from_results, Provider};
 use crate::args::{Freshness, SafeSearch, SearchArgs};
@@ -144,12 +144,7 @@ impl Provider for Brave {
                 (ACCEPT, HeaderValue::from_static("application/json")),
                 (HeaderName::from_static("x-subscription-token"), token),
             ];
-            let body = self
-                .client
-                .exchange(Method::GET, &url, &headers, None)
-                .await?
-                .map_err(|r| r.into_error(self.client.policy.search_error_cut))?;
-            let v = json_body(&body)?;
+            let v = self.client.json(Method::GET, &url, &headers, None).await?;
             if !v.is_object() {
                 return Err(SearchError::Malformed);
             }
@@ -249,10 +244,7 @@ impl Provider for Searxng {
                 Err(r) => return Err(r.into_error(self.client.policy.search_error_cut)),
             };
             let v = json_body(&body)?;
-            let results = v
-                .get("results")
-                .and_then(Value::as_array)
-                .ok_or(SearchError::Malformed)?;
+            let results = results(&v)?;
             let results = remap(
                 results,
                 &[
@@ -318,21 +310,16 @@ impl Provider for Tavily {
                 (ACCEPT, HeaderValue::from_static("application/json")),
                 (AUTHORIZATION, bearer(&self.key)?),
             ];
-            let body = self
+            let v = self
                 .client
-                .exchange(
+                .json(
                     Method::POST,
                     &self.endpoint,
                     &headers,
                     Some(req.to_string().into()),
                 )
-                .await?
-                .map_err(|r| r.into_error(self.client.policy.search_error_cut))?;
-            let v = json_body(&body)?;
-            let results = v
-                .get("results")
-                .and_then(Value::as_array)
-                .ok_or(SearchError::Malformed)?;
+                .await?;
+            let results = results(&v)?;
             let results = remap(
                 results,
                 &[
