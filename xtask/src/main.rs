@@ -105,8 +105,52 @@ fn ci() -> Result<(), String> {
             "warnings",
         ],
     )?;
-    run(&cargo, &["test", "--workspace", "--locked"])?;
-    Ok(())
+    test_with_summary(&cargo)
+}
+
+/// `cargo test --workspace`, echoed as it runs, closed by one plain line
+/// `N passed, N failed` summed over every test binary (the last line of
+/// cargo's own output is a doc-test binary that may hold no test).
+fn test_with_summary(cargo: &str) -> Result<(), String> {
+    use std::io::{BufRead, BufReader};
+    let args = ["test", "--workspace", "--locked"];
+    eprintln!("$ {cargo} {}", args.join(" "));
+    let mut child = Command::new(cargo)
+        .args(args)
+        .current_dir(root())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("{cargo}: {e}"))?;
+    let (mut passed, mut failed) = (0u64, 0u64);
+    if let Some(out) = child.stdout.take() {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            println!("{line}");
+            if let Some(rest) = line.strip_prefix("test result: ") {
+                // "ok. 12 passed; 0 failed; 0 ignored; …"
+                for part in rest.split(';') {
+                    let words: Vec<&str> = part.split_whitespace().collect();
+                    let n = words
+                        .iter()
+                        .rev()
+                        .nth(1)
+                        .and_then(|w| w.parse::<u64>().ok())
+                        .unwrap_or(0);
+                    match words.last() {
+                        Some(&"passed") => passed += n,
+                        Some(&"failed") => failed += n,
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    let status = child.wait().map_err(|e| e.to_string())?;
+    println!("{passed} passed, {failed} failed");
+    if status.success() && failed == 0 {
+        Ok(())
+    } else {
+        Err(format!("`{cargo} {}` failed: {status}", args.join(" ")))
+    }
 }
 
 fn fuzz(args: &[String]) -> Result<(), String> {
