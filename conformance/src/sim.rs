@@ -268,6 +268,16 @@ async fn serve(server: Arc<ServerState>, stream: tokio::io::DuplexStream) {
     }
 }
 
+/// Records a request head and picks the scripted response for it.
+fn take_request(server: &ServerState, head: Vec<(String, String)>) -> Response {
+    server
+        .requests
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(head);
+    next_response(server)
+}
+
 fn next_response(server: &ServerState) -> Response {
     let i = server.next.fetch_add(1, Ordering::SeqCst);
     let list = &server.spec.response;
@@ -381,12 +391,7 @@ async fn serve_h1<S: AsyncRead + AsyncWrite + Unpin>(server: Arc<ServerState>, m
     let Some(head) = read_head(&mut s).await else {
         return;
     };
-    server
-        .requests
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push(head);
-    let r = next_response(&server);
+    let r = take_request(&server, head);
     sleep_ms(r.delay_head_ms).await;
     if let Some(raw) = &r.raw {
         let _ = s.write_all(raw.as_bytes()).await;
@@ -481,12 +486,7 @@ async fn serve_h2<S: AsyncRead + AsyncWrite + Unpin + Send + 'static>(
                 String::from_utf8_lossy(v.as_bytes()).into_owned(),
             ));
         }
-        server
-            .requests
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(head);
-        let r = next_response(&server);
+        let r = take_request(&server, head);
         tokio::spawn(async move {
             sleep_ms(r.delay_head_ms).await;
             let body = body_bytes(&r);
