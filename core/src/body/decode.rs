@@ -105,9 +105,16 @@ pub fn parse_codings<'a>(
 }
 
 /// The end of the pipeline: keeps at most `cap` bytes.
+///
+/// The last decoder writes straight into `bytes` (no scratch copy): the
+/// buffer is kept zero-filled past `filled`, grown by doubling up to
+/// `cap + 1` bytes, so a decoder can always be handed a window one byte
+/// larger than the room left — that byte is how a body one byte over the
+/// cap is told apart from one exactly at it.
 #[derive(Debug)]
 struct Collector {
     bytes: Vec<u8>,
+    filled: usize,
     cap: usize,
     mode: CapMode,
     truncated: bool,
@@ -123,21 +130,73 @@ enum Stop {
 }
 
 impl Collector {
-    fn accept(&mut self, data: &[u8]) -> Result<(), Stop> {
-        self.inflated += data.len() as u64;
-        let room = self.cap - self.bytes.len();
-        if data.len() <= room {
-            self.bytes.extend_from_slice(data);
+    fn new(cap: usize, mode: CapMode) -> Self {
+        Collector {
+            bytes: Vec::new(),
+            filled: 0,
+            cap,
+            mode,
+            truncated: false,
+            inflated: 0,
+        }
+    }
+
+    /// Where the last decoder writes its next step: all the zero-filled
+    /// slack there is (at least [`SCRATCH`], grown by doubling), but never
+    /// more than the room left plus the one byte that tells "over the cap"
+    /// from "exactly at it". So the buffer never passes `cap + 1` bytes.
+    fn window(&mut self) -> &mut [u8] {
+        let limit = self.cap.saturating_add(1);
+        let want = (self.filled + SCRATCH).min(limit);
+        if self.bytes.len() < want {
+            let doubled = self.bytes.len().saturating_mul(2).min(limit);
+            self.bytes.resize(want.max(doubled), 0);
+        }
+        &mut self.bytes[self.filled..]
+    }
+
+    /// Takes `n` bytes the last decoder wrote into [`Collector::window`].
+    fn commit(&mut self, n: usize) -> Result<(), Stop> {
+        self.inflated += n as u64;
+        let room = self.cap - self.filled;
+        if n <= room {
+            self.filled += n;
             return Ok(());
         }
         match self.mode {
             CapMode::Refuse => Err(Stop::Cap),
             CapMode::Truncate => {
-                self.bytes.extend_from_slice(&data[..room]);
+                self.filled = self.cap;
                 self.truncated = true;
                 Err(Stop::Full)
             }
         }
+    }
+
+    /// Takes bytes that were not inflated here (an identity body).
+    fn accept(&mut self, data: &[u8]) -> Result<(), Stop> {
+        self.inflated += data.len() as u64;
+        let room = self.cap - self.filled;
+        let keep = data.len().min(room);
+        // Drop any zeroed slack first: a plain copy needs none.
+        self.bytes.truncate(self.filled);
+        self.bytes.extend_from_slice(&data[..keep]);
+        self.filled += keep;
+        if keep == data.len() {
+            return Ok(());
+        }
+        match self.mode {
+            CapMode::Refuse => Err(Stop::Cap),
+            CapMode::Truncate => {
+                self.truncated = true;
+                Err(Stop::Full)
+            }
+        }
+    }
+
+    fn into_bytes(mut self) -> Vec<u8> {
+        self.bytes.truncate(self.filled);
+        self.bytes
     }
 }
 
@@ -383,16 +442,13 @@ impl Decoder {
         }
     }
 
-    /// After all input: is the stream complete? Returns what the decoder
-    /// still held (gzip's last buffer), or `None` when it is incomplete.
-    fn end(&mut self) -> Option<Vec<u8>> {
+    /// After all input: is the stream complete?
+    fn is_complete(&self) -> bool {
         match self {
-            Decoder::Gzip(g) => g.is_complete().then(Vec::new),
-            Decoder::Deflate(i) => i.ended.then(Vec::new),
-            Decoder::Brotli(state) => {
-                brotli_decompressor::BrotliDecoderIsFinished(state).then(Vec::new)
-            }
-            Decoder::Zstd { frame_done, .. } => frame_done.then(Vec::new),
+            Decoder::Gzip(g) => g.is_complete(),
+            Decoder::Deflate(i) => i.ended,
+            Decoder::Brotli(state) => brotli_decompressor::BrotliDecoderIsFinished(state),
+            Decoder::Zstd { frame_done, .. } => *frame_done,
         }
     }
 }
@@ -420,25 +476,46 @@ impl std::fmt::Debug for BodyDecoder {
     }
 }
 
+/// One step of the first stage, its output pushed on through the rest.
+/// Returns (input used, bytes produced, room the stage was given).
+fn step_once(
+    stages: &mut [Stage],
+    sink: &mut Collector,
+    input: &[u8],
+) -> Result<(usize, usize, usize), Stop> {
+    let (first, rest) = stages.split_first_mut().ok_or(Stop::Corrupt)?;
+    if rest.is_empty() {
+        // The innermost coding inflates straight into the collector.
+        let window = sink.window();
+        let room = window.len();
+        let (used, produced) = first.decoder.step(input, window)?;
+        sink.commit(produced)?;
+        return Ok((used, produced, room));
+    }
+    let room = first.scratch.len();
+    let (used, produced) = first.decoder.step(input, &mut first.scratch)?;
+    if produced > 0 {
+        // Split borrow: the scratch buffer is read while `rest` is fed.
+        let out = std::mem::take(&mut first.scratch);
+        let r = feed(rest, sink, &out[..produced]);
+        first.scratch = out;
+        r?;
+    }
+    Ok((used, produced, room))
+}
+
 /// Pushes `input` through `stages` into `sink`, iteratively per stage and
 /// recursively across the (at most [`MAX_CODINGS`]) stages.
 fn feed(stages: &mut [Stage], sink: &mut Collector, mut input: &[u8]) -> Result<(), Stop> {
-    let Some((first, rest)) = stages.split_first_mut() else {
+    if stages.is_empty() {
         return sink.accept(input);
-    };
+    }
     loop {
-        let (used, produced) = first.decoder.step(input, &mut first.scratch)?;
+        let (used, produced, room) = step_once(stages, sink, input)?;
         input = &input[used..];
-        if produced > 0 {
-            // Split borrow: the scratch buffer is read while `rest` is fed.
-            let out = std::mem::take(&mut first.scratch);
-            let r = feed(rest, sink, &out[..produced]);
-            first.scratch = out;
-            r?;
-        }
         // Done when the input is used up and the decoder had no more to say
-        // (it filled less than its whole scratch buffer).
-        if input.is_empty() && produced < first.scratch.len() {
+        // (it filled less than the room it was given).
+        if input.is_empty() && produced < room {
             return Ok(());
         }
         if used == 0 && produced == 0 {
@@ -450,13 +527,20 @@ fn feed(stages: &mut [Stage], sink: &mut Collector, mut input: &[u8]) -> Result<
 impl BodyDecoder {
     /// A pipeline for these codings (outermost first, as in the header).
     pub fn new(codings: &[Coding], cap: u64, mode: CapMode) -> Result<Self, BodyFail> {
+        let last = codings.len().saturating_sub(1);
         let stages = codings
             .iter()
             .rev()
-            .map(|&c| {
+            .enumerate()
+            .map(|(i, &c)| {
                 Ok(Stage {
                     decoder: Decoder::new(c)?,
-                    scratch: vec![0; SCRATCH],
+                    // The last stage writes into the collector itself.
+                    scratch: if i == last {
+                        Vec::new()
+                    } else {
+                        vec![0; SCRATCH]
+                    },
                 })
             })
             .collect::<Result<Vec<_>, BodyFail>>()?;
@@ -464,13 +548,7 @@ impl BodyDecoder {
         Ok(BodyDecoder {
             stages,
             // Grown as bytes come, never reserved up front from a header.
-            sink: Collector {
-                bytes: Vec::new(),
-                cap,
-                mode,
-                truncated: false,
-                inflated: 0,
-            },
+            sink: Collector::new(cap, mode),
             received: 0,
             failed: None,
         })
@@ -481,9 +559,8 @@ impl BodyDecoder {
     /// the cap would anyway.
     pub fn reserve(&mut self, n: u64) {
         let n = usize::try_from(n).unwrap_or(usize::MAX).min(self.sink.cap);
-        self.sink
-            .bytes
-            .reserve(n.saturating_sub(self.sink.bytes.len()));
+        let have = self.sink.bytes.len();
+        self.sink.bytes.reserve(n.saturating_sub(have));
     }
 
     /// Bytes received from the network so far.
@@ -523,40 +600,24 @@ impl BodyDecoder {
         // Drain each stage in turn, outermost first: stepping with no input
         // flushes what a decoder still holds into the next stage.
         for i in 0..self.stages.len() {
-            if self.sink.truncated {
-                break;
-            }
-            let (head, tail) = self.stages.split_at_mut(i + 1);
-            let stage = &mut head[i];
-            let mut r = Ok(());
             loop {
-                let (_, produced) = stage
-                    .decoder
-                    .step(&[], &mut stage.scratch)
-                    .map_err(|_| BodyFail::Unreadable)?;
-                if produced == 0 {
+                if self.sink.truncated {
                     break;
                 }
-                let out = std::mem::take(&mut stage.scratch);
-                r = feed(tail, &mut self.sink, &out[..produced]);
-                stage.scratch = out;
-                if r.is_err() {
-                    break;
+                match step_once(&mut self.stages[i..], &mut self.sink, &[]) {
+                    Ok((_, 0, _)) => break,
+                    Ok(_) | Err(Stop::Full) => {}
+                    Err(Stop::Cap) => return Err(BodyFail::Cap),
+                    Err(Stop::Corrupt) => return Err(BodyFail::Unreadable),
                 }
             }
-            if r.is_ok() {
-                let rest = stage.decoder.end().ok_or(BodyFail::Unreadable)?;
-                r = feed(tail, &mut self.sink, &rest);
-            }
-            match r {
-                Ok(()) | Err(Stop::Full) => {}
-                Err(Stop::Cap) => return Err(BodyFail::Cap),
-                Err(Stop::Corrupt) => return Err(BodyFail::Unreadable),
+            if !self.sink.truncated && !self.stages[i].decoder.is_complete() {
+                return Err(BodyFail::Unreadable);
             }
         }
         Ok(Body {
-            bytes: self.sink.bytes,
             truncated: self.sink.truncated,
+            bytes: self.sink.into_bytes(),
         })
     }
 }
