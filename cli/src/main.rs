@@ -20,6 +20,7 @@ use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
 use serde_json::{json, Value};
+use webgate::audit::AuditSettings;
 use webgate::extract::{render_page_as, Style};
 use webgate::fetch::Fetcher;
 use webgate::messages::{Class, FetchError};
@@ -54,6 +55,8 @@ enum Command {
         net: NetOptions,
         #[command(flatten)]
         provider: ProviderOptions,
+        #[command(flatten)]
+        audit: AuditOptions,
         /// Print one JSON object: {"class", "kind", "text"}.
         #[arg(long)]
         json: bool,
@@ -88,6 +91,8 @@ enum Command {
         exclude_domains: Vec<String>,
         #[command(flatten)]
         provider: ProviderOptions,
+        #[command(flatten)]
+        audit: AuditOptions,
         /// Print one JSON object: {"class", "kind", "text"}.
         #[arg(long)]
         json: bool,
@@ -104,6 +109,8 @@ enum Command {
         raw: bool,
         #[command(flatten)]
         net: NetOptions,
+        #[command(flatten)]
+        audit: AuditOptions,
         /// Print one JSON object: {"class", "kind", "text"}.
         #[arg(long)]
         json: bool,
@@ -169,6 +176,45 @@ struct NetOptions {
     ca_file: Option<String>,
 }
 
+/// What the call leaves behind for the operator: never tool output.
+#[derive(Args, Debug, Clone, Default)]
+struct AuditOptions {
+    /// Write the call's audit record to stderr as one JSON line (ok, soft
+    /// and hard alike).
+    #[arg(long)]
+    audit: bool,
+    /// Let the audit record and log events show query strings, userinfo
+    /// and search queries (redacted by default).
+    #[arg(long)]
+    reveal_queries: bool,
+    /// Write tracing events to stderr under this filter (e.g. `webgate=info`).
+    #[arg(long, value_name = "FILTER")]
+    log: Option<String>,
+}
+
+impl AuditOptions {
+    fn settings(&self) -> AuditSettings {
+        AuditSettings {
+            reveal_queries: self.reveal_queries,
+        }
+    }
+
+    /// Installs the stderr subscriber when `--log` asks for one.
+    fn init_log(&self) -> Result<(), String> {
+        let Some(filter) = &self.log else {
+            return Ok(());
+        };
+        let filter = tracing_subscriber::EnvFilter::try_new(filter)
+            .map_err(|e| format!("--log {filter:?}: {e}"))?;
+        tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .with_ansi(false)
+            .try_init()
+            .map_err(|e| format!("--log: {e}"))
+    }
+}
+
 /// Where search results come from (host configuration, never a prompt).
 #[derive(Args, Debug, Clone, Default)]
 struct ProviderOptions {
@@ -200,15 +246,19 @@ fn main() -> ExitCode {
             arguments,
             net,
             provider,
+            audit,
             json,
         } => {
             let args: Value = match serde_json::from_str(&arguments) {
                 Ok(v) => v,
                 Err(e) => return usage(&format!("the arguments are not JSON: {e}")),
             };
+            if let Err(e) = audit.init_log() {
+                return usage(&e);
+            }
             match tool.as_str() {
-                "web_fetch" => run_fetch(&net, json, |f| async move { f.call(&args).await }),
-                "web_search" => run_search(&net, &provider, json, args),
+                "web_fetch" => run_fetch(&net, &audit, json, args),
+                "web_search" => run_search(&net, &provider, &audit, json, args),
                 other => usage(&format!(
                     "unknown tool {other:?} (known: web_fetch, web_search)"
                 )),
@@ -224,8 +274,12 @@ fn main() -> ExitCode {
             include_domains,
             exclude_domains,
             provider,
+            audit,
             json,
         } => {
+            if let Err(e) = audit.init_log() {
+                return usage(&e);
+            }
             let mut args = json!({"query": query});
             let fields = [
                 ("count", count.map(|c| json!(c))),
@@ -247,20 +301,24 @@ fn main() -> ExitCode {
                     args[k] = v;
                 }
             }
-            run_search(&NetOptions::default(), &provider, json, args)
+            run_search(&NetOptions::default(), &provider, &audit, json, args)
         }
         Command::Fetch {
             url,
             max_chars,
             raw,
             net,
+            audit,
             json,
         } => {
+            if let Err(e) = audit.init_log() {
+                return usage(&e);
+            }
             let mut args = json!({"url": url, "raw": raw});
             if let Some(m) = max_chars {
                 args["max_chars"] = json!(m);
             }
-            run_fetch(&net, json, |f| async move { f.call(&args).await })
+            run_fetch(&net, &audit, json, args)
         }
         Command::Extract {
             file,
@@ -314,7 +372,7 @@ fn parse_connect_to(s: &str) -> Result<(SocketAddr, SocketAddr), String> {
     Ok((parse(a)?, parse(b)?))
 }
 
-fn build_fetcher(net: &NetOptions) -> Result<Fetcher, String> {
+fn build_fetcher(net: &NetOptions, audit: AuditSettings) -> Result<Fetcher, String> {
     let dns: Option<Arc<dyn Resolve>> = match net.dns_server {
         Some(addr) => Some(Arc::new(HickoryResolve::server(addr)?)),
         // Without a system configuration, only --resolve answers.
@@ -348,22 +406,22 @@ fn build_fetcher(net: &NetOptions) -> Result<Fetcher, String> {
         .resolver(resolver)
         .dialer(Arc::new(ConnectTo::new(map, TcpDial)))
         .tls(tls)
+        .audit(audit)
         .build()
 }
 
-fn run_fetch<F, Fut>(net: &NetOptions, json: bool, call: F) -> ExitCode
-where
-    F: FnOnce(Fetcher) -> Fut,
-    Fut: std::future::Future<Output = Outcome>,
-{
-    let fetcher = match build_fetcher(net) {
+fn run_fetch(net: &NetOptions, audit: &AuditOptions, json: bool, args: Value) -> ExitCode {
+    let fetcher = match build_fetcher(net, audit.settings()) {
         Ok(f) => f,
         Err(e) => return usage(&e),
     };
     let Some(rt) = runtime() else {
         return ExitCode::FAILURE;
     };
-    let outcome = rt.block_on(call(fetcher));
+    let (outcome, record) = rt.block_on(fetcher.call_audited(&args));
+    if audit.audit {
+        eprintln!("{}", record.to_json_line());
+    }
     print_outcome(&outcome, json)
 }
 
@@ -392,7 +450,13 @@ fn tls_settings(net: &NetOptions) -> Result<TlsSettings, String> {
     Ok(tls)
 }
 
-fn run_search(net: &NetOptions, provider: &ProviderOptions, json: bool, args: Value) -> ExitCode {
+fn run_search(
+    net: &NetOptions,
+    provider: &ProviderOptions,
+    audit: &AuditOptions,
+    json: bool,
+    args: Value,
+) -> ExitCode {
     let env = |k: &str| std::env::var(k).ok();
     let settings = SearchSettings {
         provider: provider
@@ -412,10 +476,16 @@ fn run_search(net: &NetOptions, provider: &ProviderOptions, json: bool, args: Va
     let outcome = rt.block_on(async {
         let client = Client::new(Policy::default(), &tls)?;
         let provider = configure(&settings, client)?;
-        Ok::<_, String>(Searcher::new(provider).call(&args).await)
+        let searcher = Searcher::new(provider).with_audit(audit.settings());
+        Ok::<_, String>(searcher.call_audited(&args).await)
     });
     match outcome {
-        Ok(o) => print_outcome(&o, json),
+        Ok((o, record)) => {
+            if audit.audit {
+                eprintln!("{}", record.to_json_line());
+            }
+            print_outcome(&o, json)
+        }
         // Search is not offered: say why, as a usage problem of the host.
         Err(why) => usage(&why),
     }

@@ -336,3 +336,94 @@ fn one_fetcher_re_resolves_every_request() {
         assert_eq!(second.text, "host again.example has no allowed address");
     });
 }
+
+#[test]
+fn audit_writes_one_json_line_and_leaves_the_output_alone() {
+    let ca = TestCa::new();
+    let server = tls_server(&ca, &["a.example"], "audited");
+    let pem = ca_file(&ca);
+    let resolve = format!("a.example=127.0.0.1,{PUBLIC}");
+    let connect = format!("{PUBLIC}:443=127.0.0.1:{}", server.port);
+    let base = [
+        "--resolve",
+        &resolve,
+        "--connect-to",
+        &connect,
+        "--ca-file",
+        pem.0.to_str().unwrap(),
+    ];
+    let url = "https://a.example/p?secret=1";
+    let plain = webgate(&[&["fetch", url][..], &base].concat());
+    let audited = webgate(&[&["fetch", url, "--audit"][..], &base].concat());
+    assert_eq!(plain.0, 0, "{}", plain.2);
+    assert_eq!((plain.0, &plain.1), (audited.0, &audited.1));
+    assert_eq!(plain.2, "");
+    let lines: Vec<&str> = audited.2.lines().collect();
+    assert_eq!(lines.len(), 1, "{}", audited.2);
+    let record: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    assert_eq!(record["requested_url"], "https://a.example/p?REDACTED");
+    assert_eq!(record["hops"][0]["addresses"][0]["range"], "127.0.0.0/8");
+    assert_eq!(record["hops"][0]["addresses"][1]["allowed"], true);
+    assert_eq!(
+        record["hops"][0]["dials"][0]["addr"],
+        format!("{PUBLIC}:443")
+    );
+    assert_eq!(record["class"], "ok");
+    assert!(!audited.2.contains("secret"));
+
+    // A hard failure writes its record too, after the tool error.
+    let (code, _, err) = webgate(&[
+        "fetch",
+        "https://a.example/",
+        "--resolve",
+        "a.example=10.0.0.1",
+        "--audit",
+    ]);
+    assert_eq!(code, 2);
+    let record: serde_json::Value = serde_json::from_str(err.lines().next().unwrap()).unwrap();
+    assert_eq!(record["hops"][0]["addresses"][0]["range_name"], "Private-Use");
+    assert_eq!(record["hops"][0]["failed_at"], "vet");
+    assert!(err.ends_with("InvalidArguments: host a.example has no allowed address\n"));
+
+    // --reveal-queries is the host's opt-in.
+    let revealed = webgate(&[&["fetch", url, "--audit", "--reveal-queries"][..], &base].concat());
+    assert!(revealed.2.contains("\"requested_url\":\"https://a.example/p?secret=1\""));
+}
+
+#[test]
+fn log_writes_tracing_events_to_stderr_and_redacts() {
+    let ca = TestCa::new();
+    let server = tls_server(&ca, &["a.example"], "logged");
+    let pem = ca_file(&ca);
+    let resolve = format!("a.example=192.168.0.9,{PUBLIC}");
+    let connect = format!("{PUBLIC}:443=127.0.0.1:{}", server.port);
+    let (code, out, err) = webgate(&[
+        "fetch",
+        "https://a.example/q?password=hunter2",
+        "--log",
+        "webgate=info",
+        "--resolve",
+        &resolve,
+        "--connect-to",
+        &connect,
+        "--ca-file",
+        pem.0.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.ends_with("\n\nlogged\n"));
+    for needle in [
+        "address blocked",
+        "range=192.168.0.0/16",
+        "address allowed",
+        "dial",
+        "tls established",
+        "response head",
+        "body read",
+        "web_fetch done",
+    ] {
+        assert!(err.contains(needle), "no {needle:?} in the log:\n{err}");
+    }
+    assert!(!err.contains("hunter2"), "{err}");
+    let (code, _, err) = webgate(&["fetch", "https://a.example/", "--log", "webgate=[bad"]);
+    assert_eq!(code, 64, "{err}");
+}

@@ -132,6 +132,8 @@ pub struct Actual {
     pub dials: Vec<String>,
     /// The request heads servers received.
     pub requests: Vec<Vec<(String, String)>>,
+    /// The call's audit record as JSON (tools that keep one).
+    pub audit: Option<serde_json::Value>,
 }
 
 /// The ids an outcome pins beyond its own: the redirect reason inside a
@@ -200,6 +202,7 @@ pub fn run(v: &Vector, ca: &TestCa) -> Result<Actual, String> {
                     text: text.0.into(),
                     dials: vec![],
                     requests: vec![],
+                    audit: None,
                 });
             }
             "web_fetch" | "caller:web_fetch" => {}
@@ -225,7 +228,7 @@ pub fn run(v: &Vector, ca: &TestCa) -> Result<Actual, String> {
             .build()?;
         let args: serde_json::Value =
             serde_json::from_str(&v.args).map_err(|e| format!("args are not JSON: {e}"))?;
-        let o = fetcher.call(&args).await;
+        let (o, record) = fetcher.call_audited(&args).await;
         let mut ids = derived_ids(&o);
         let mut text = o.text.clone();
         if v.tool == "caller:web_fetch" {
@@ -245,6 +248,7 @@ pub fn run(v: &Vector, ca: &TestCa) -> Result<Actual, String> {
             text,
             dials,
             requests: dial.requests(),
+            audit: serde_json::to_value(&record).ok(),
         })
     })
 }
@@ -262,7 +266,7 @@ async fn run_search(v: &Vector, ca: &TestCa) -> Result<Actual, String> {
     let searcher = Searcher::new(Arc::new(gateway));
     let args: serde_json::Value =
         serde_json::from_str(&v.args).map_err(|e| format!("args are not JSON: {e}"))?;
-    let o = searcher.call(&args).await;
+    let (o, record) = searcher.call_audited(&args).await;
     let dials = dial.dials.lock().unwrap_or_else(|e| e.into_inner()).clone();
     Ok(Actual {
         class: class_name(o.class).into(),
@@ -271,6 +275,7 @@ async fn run_search(v: &Vector, ca: &TestCa) -> Result<Actual, String> {
         text: o.text,
         dials,
         requests: dial.requests(),
+        audit: serde_json::to_value(&record).ok(),
     })
 }
 
@@ -337,11 +342,45 @@ pub fn compare(v: &Vector, a: &Actual) -> Result<(), String> {
             problems.push(format!("request body: expected {b:?}, got {got:?}"));
         }
     }
+    if let Some(checks) = &v.expect.audit {
+        problems.extend(audit_problems(checks, a.audit.as_ref()));
+    }
+    if let Some(absent) = &v.expect.audit_absent {
+        let line = a.audit.as_ref().map(|r| r.to_string()).unwrap_or_default();
+        for word in absent {
+            if line.contains(word.as_str()) {
+                problems.push(format!("audit record shows {word:?}: {line}"));
+            }
+        }
+    }
     if problems.is_empty() {
         Ok(())
     } else {
         Err(problems.join("\n"))
     }
+}
+
+/// Each `[JSON pointer, JSON value]` must hold in the audit record.
+fn audit_problems(checks: &[(String, String)], record: Option<&serde_json::Value>) -> Vec<String> {
+    let Some(record) = record else {
+        return vec!["audit expected, but the tool kept no record".into()];
+    };
+    checks
+        .iter()
+        .filter_map(|(pointer, want)| {
+            let want: serde_json::Value = match serde_json::from_str(want) {
+                Ok(w) => w,
+                Err(e) => return Some(format!("audit {pointer}: expectation is not JSON: {e}")),
+            };
+            let got = record.pointer(pointer);
+            (got != Some(&want)).then(|| {
+                format!(
+                    "audit {pointer}: expected {want}, got {}",
+                    got.map(|g| g.to_string()).unwrap_or_else(|| "nothing".into())
+                )
+            })
+        })
+        .collect()
 }
 
 fn text_diff(expected: &str, actual: &str) -> String {

@@ -177,4 +177,9 @@ pub struct Expect {
     pub request_headers: Option<Vec<(String, String)>>,
     /// The body of the (first) request, exactly.
     pub request_body: Option<String>,
+    /// `[JSON pointer, JSON value]` pairs that must hold in the call's
+    /// audit record.
+    pub audit: Option<Vec<(String, String)>>,
+    /// Strings the serialized audit record must not contain (redaction).
+    pub audit_absent: Option<Vec<String>>,
 }

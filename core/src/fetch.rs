@@ -17,8 +17,13 @@ use hyper::{Request, Response};
 use rustls::pki_types::ServerName;
 use serde_json::Value;
 use tokio::time::Instant;
+use tracing::Instrument;
 
 use crate::args::parse_fetch_args;
+use crate::audit::{
+    ms, AddressAudit, AuditSettings, BodyAudit, DialAudit, FetchAudit, HopAudit, RedirectAudit,
+    TlsAudit,
+};
 use crate::body::{self, charset, BodyDecoder, BodyFail, CapMode, Flow, MediaClass, TypeRefusal};
 use crate::extract;
 use crate::messages::{Extraction, FetchError, FetchOk};
@@ -72,6 +77,7 @@ pub struct FetcherBuilder {
     resolver: Option<Arc<dyn Resolve>>,
     dialer: Option<Arc<dyn Dial>>,
     tls: TlsSettings,
+    audit: AuditSettings,
 }
 
 impl std::fmt::Debug for FetcherBuilder {
@@ -107,6 +113,12 @@ impl FetcherBuilder {
         self
     }
 
+    /// What audit records and events may show (default: redacted).
+    pub fn audit(mut self, audit: AuditSettings) -> Self {
+        self.audit = audit;
+        self
+    }
+
     /// The fetcher. Fails only when the system DNS configuration or the TLS
     /// settings cannot be loaded.
     pub fn build(self) -> Result<Fetcher, String> {
@@ -120,6 +132,7 @@ impl FetcherBuilder {
                 resolver,
                 dialer: self.dialer.unwrap_or_else(|| Arc::new(TcpDial)),
                 tls: tokio_rustls::TlsConnector::from(self.tls.client_config()?),
+                audit: self.audit,
             }),
         })
     }
@@ -144,6 +157,7 @@ struct Inner {
     resolver: Arc<dyn Resolve>,
     dialer: Arc<dyn Dial>,
     tls: tokio_rustls::TlsConnector,
+    audit: AuditSettings,
 }
 
 impl Fetcher {
@@ -159,56 +173,179 @@ impl Fetcher {
 
     /// The tool as a model calls it: JSON arguments in, one outcome out.
     pub async fn call(&self, args: &Value) -> Outcome {
+        self.call_audited(args).await.0
+    }
+
+    /// [`Fetcher::call`], with the audit record of the call beside the
+    /// outcome (the outcome is the same either way).
+    pub async fn call_audited(&self, args: &Value) -> (Outcome, FetchAudit) {
+        let started = Instant::now();
         let policy = &self.inner.policy;
-        let result = match parse_fetch_args(args, policy) {
-            Ok(a) => {
-                self.fetch(
-                    &a.url,
-                    FetchOptions {
-                        max_chars: Some(a.max_chars),
-                        raw: a.raw,
-                    },
-                )
-                .await
+        let mut audit = FetchAudit::new();
+        audit.requested_url = args
+            .get("url")
+            .and_then(Value::as_str)
+            .map(|u| self.inner.audit.url(u));
+        let span = tracing::info_span!(target: "webgate", "web_fetch", url = ?audit.requested_url);
+        let result = async {
+            match parse_fetch_args(args, policy) {
+                Ok(a) => {
+                    self.fetch_into(
+                        &a.url,
+                        FetchOptions {
+                            max_chars: Some(a.max_chars),
+                            raw: a.raw,
+                        },
+                        &mut audit,
+                    )
+                    .await
+                }
+                Err(e) => {
+                    let e = FetchError::from(e);
+                    audit.args_refused = Some(e.id());
+                    tracing::info!(target: "webgate", id = e.id(), "arguments refused");
+                    Err(e)
+                }
             }
-            Err(e) => Err(e.into()),
-        };
-        match result {
+        }
+        .instrument(span.clone())
+        .await;
+        let _in = span.enter();
+        let outcome = match result {
             Ok(f) => Outcome::ok("fetch.ok", f.render()),
             Err(e) => e.into(),
-        }
+        };
+        audit.class = outcome.class.as_str();
+        audit.id = outcome.id;
+        audit.total_ms = ms(started.elapsed());
+        tracing::info!(
+            target: "webgate",
+            class = audit.class,
+            id = audit.id,
+            total_ms = audit.total_ms,
+            "web_fetch done"
+        );
+        (outcome, audit)
     }
 
     /// The typed API: fetch one URL.
     pub async fn fetch(&self, url: &str, opts: FetchOptions) -> Result<Fetched, FetchError> {
+        self.fetch_audited(url, opts).await.0
+    }
+
+    /// [`Fetcher::fetch`] with the audit record of the call.
+    pub async fn fetch_audited(
+        &self,
+        url: &str,
+        opts: FetchOptions,
+    ) -> (Result<Fetched, FetchError>, FetchAudit) {
+        let started = Instant::now();
+        let mut audit = FetchAudit::new();
+        audit.requested_url = Some(self.inner.audit.url(url));
+        let span = tracing::info_span!(target: "webgate", "web_fetch", url = ?audit.requested_url);
+        let r = self
+            .fetch_into(url, opts, &mut audit)
+            .instrument(span)
+            .await;
+        let (class, id) = match &r {
+            Ok(_) => ("ok", "fetch.ok"),
+            Err(e) => (e.class().as_str(), e.id()),
+        };
+        audit.class = class;
+        audit.id = id;
+        audit.total_ms = ms(started.elapsed());
+        (r, audit)
+    }
+
+    /// The fetch itself, writing its decisions into `audit`.
+    async fn fetch_into(
+        &self,
+        url: &str,
+        opts: FetchOptions,
+        audit: &mut FetchAudit,
+    ) -> Result<Fetched, FetchError> {
         let policy = &self.inner.policy;
         let max_chars = opts
             .max_chars
             .unwrap_or(policy.max_chars)
             .min(policy.max_chars);
-        let mut current = admit(url, policy)?;
+        let mut current = match admit(url, policy) {
+            Ok(u) => {
+                audit.admission = Some("admitted");
+                u
+            }
+            Err(e) => {
+                let e = FetchError::from(e);
+                audit.admission = Some(e.id());
+                tracing::info!(target: "webgate", id = e.id(), "url refused by admission");
+                return Err(e);
+            }
+        };
         let mut followed = 0u32;
         loop {
             let deadline = Instant::now() + policy.request_timeout;
-            let (resp, conn) = self.exchange(&current, deadline).await?;
+            audit.hops.push(HopAudit {
+                url: self.inner.audit.url(current.as_str()),
+                ..Default::default()
+            });
+            // OK because a hop was just pushed.
+            let hop = audit.hops.last_mut().expect("hop");
+            let span =
+                tracing::info_span!(target: "webgate", "request", hop = followed, url = %hop.url);
+            let (resp, conn) = self
+                .exchange(&current, deadline, hop)
+                .instrument(span.clone())
+                .await?;
             let status = resp.status().as_u16();
-            let location = resp
-                .headers()
-                .get(LOCATION)
-                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-            match next_hop(&current, status, location.as_deref(), followed, policy) {
-                Hop::Follow(next) => {
+            hop.status = Some(status);
+            let decision = span.in_scope(|| {
+                tracing::info!(target: "webgate", status, "response head");
+                let location = resp
+                    .headers()
+                    .get(LOCATION)
+                    .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+                match next_hop(&current, status, location.as_deref(), followed, policy) {
+                    Hop::Follow(next) => {
+                        let to = self.inner.audit.url(next.as_str());
+                        tracing::info!(target: "webgate", to = %to, "redirect followed");
+                        hop.redirect = Some(RedirectAudit {
+                            verdict: "followed",
+                            to: Some(to),
+                            reason: None,
+                        });
+                        Some(Ok(next))
+                    }
+                    Hop::Refuse(e) => {
+                        let reason = match &e {
+                            FetchError::RedirectRefused { reason, .. } => Some(reason.id()),
+                            _ => None,
+                        };
+                        tracing::info!(target: "webgate", reason, "redirect refused");
+                        hop.redirect = Some(RedirectAudit {
+                            verdict: "refused",
+                            to: None,
+                            reason,
+                        });
+                        hop.failed_at = Some("redirect");
+                        Some(Err(e))
+                    }
+                    Hop::NotARedirect => None,
+                }
+            });
+            match decision {
+                Some(Ok(next)) => {
                     // The redirect's own body is never read.
                     drop((resp, conn));
                     current = next;
                     followed += 1;
                     continue;
                 }
-                Hop::Refuse(e) => return Err(e),
-                Hop::NotARedirect => {}
+                Some(Err(e)) => return Err(e),
+                None => {}
             }
             let out = self
-                .read(&current, resp, deadline, max_chars, opts.raw)
+                .read(&current, resp, deadline, max_chars, opts.raw, audit)
+                .instrument(span)
                 .await;
             drop(conn);
             return out;
@@ -220,6 +357,7 @@ impl Fetcher {
         &self,
         url: &AdmittedUrl,
         deadline: Instant,
+        hop: &mut HopAudit,
     ) -> Result<(Response<Incoming>, ConnGuard), FetchError> {
         let inner = &self.inner;
         let timed_out = || FetchError::Timeout { url: url.display() };
@@ -228,16 +366,46 @@ impl Fetcher {
         };
         let host = url.host();
 
-        let answers = tokio::time::timeout_at(deadline, inner.resolver.resolve(host))
-            .await
-            .map_err(|_| timed_out())?
-            .map_err(|_| FetchError::DnsFailed {
-                host: host.to_string(),
+        let t = Instant::now();
+        let answers = tokio::time::timeout_at(deadline, inner.resolver.resolve(host)).await;
+        hop.phases.resolve_ms = Some(ms(t.elapsed()));
+        let answers = answers
+            .map_err(|_| {
+                hop.failed_at = Some("resolve");
+                timed_out()
+            })?
+            .map_err(|_| {
+                hop.failed_at = Some("resolve");
+                tracing::info!(target: "webgate", "lookup failed");
+                FetchError::DnsFailed {
+                    host: host.to_string(),
+                }
             })?;
         // Every address is judged; only the allowed ones are kept, in the
         // resolver's order.
-        let vetted: Vec<_> = answers.into_iter().filter_map(|a| vet(a).ok()).collect();
+        let mut vetted = Vec::new();
+        for a in answers {
+            let verdict = vet(a);
+            match &verdict {
+                Ok(_) => tracing::info!(target: "webgate", ip = %a, "address allowed"),
+                Err(r) => tracing::info!(
+                    target: "webgate",
+                    ip = %a,
+                    range = %r,
+                    range_name = r.name(),
+                    "address blocked"
+                ),
+            }
+            hop.addresses.push(AddressAudit::new(
+                a,
+                verdict.as_ref().map(|_| ()).map_err(|r| *r),
+            ));
+            if let Ok(v) = verdict {
+                vetted.push(v);
+            }
+        }
         if vetted.is_empty() {
+            hop.failed_at = Some("vet");
             return Err(FetchError::NoAllowedAddress {
                 host: host.to_string(),
             });
@@ -245,23 +413,78 @@ impl Fetcher {
 
         let connect_by = deadline.min(Instant::now() + inner.policy.connect_timeout);
         let port = url.port();
-        let stream: Box<dyn Io> = tokio::time::timeout_at(connect_by, async {
-            for a in vetted {
-                if let Ok(s) = inner.dialer.dial(a, port).await {
-                    return Ok(s);
+        let t = Instant::now();
+        let dials = &mut hop.dials;
+        let stream: Result<Result<Box<dyn Io>, ()>, _> =
+            tokio::time::timeout_at(connect_by, async {
+                for a in vetted {
+                    let addr = std::net::SocketAddr::new(a.ip(), port);
+                    dials.push(DialAudit {
+                        addr,
+                        outcome: "timed out".into(),
+                    });
+                    let r = inner.dialer.dial(a, port).await;
+                    let outcome = match &r {
+                        Ok(_) => "connected".to_string(),
+                        Err(e) => e.kind().to_string(),
+                    };
+                    tracing::info!(target: "webgate", %addr, outcome = %outcome, "dial");
+                    if let Some(last) = dials.last_mut() {
+                        last.outcome = outcome;
+                    }
+                    if let Ok(s) = r {
+                        return Ok(s);
+                    }
                 }
+                Err(())
+            })
+            .await;
+        hop.phases.connect_ms = Some(ms(t.elapsed()));
+        let stream = match stream {
+            Ok(Ok(s)) => s,
+            Ok(Err(())) => {
+                hop.failed_at = Some("connect");
+                return Err(failed());
             }
-            Err(())
-        })
-        .await
-        .map_err(|_| timed_out())?
-        .map_err(|_| failed())?;
+            Err(_) => {
+                hop.failed_at = Some("connect");
+                return Err(timed_out());
+            }
+        };
 
         let name = ServerName::try_from(host.to_string()).map_err(|_| failed())?;
-        let tls = tokio::time::timeout_at(deadline, inner.tls.connect(name, stream))
-            .await
-            .map_err(|_| timed_out())?
-            .map_err(|_| failed())?;
+        let t = Instant::now();
+        let tls = tokio::time::timeout_at(deadline, inner.tls.connect(name, stream)).await;
+        hop.phases.tls_ms = Some(ms(t.elapsed()));
+        let tls = match tls {
+            Ok(Ok(s)) => s,
+            Ok(Err(e)) => {
+                hop.failed_at = Some("tls");
+                tracing::info!(target: "webgate", error = %e, "tls handshake failed");
+                return Err(failed());
+            }
+            Err(_) => {
+                hop.failed_at = Some("tls");
+                return Err(timed_out());
+            }
+        };
+        let session = tls.get_ref().1;
+        let tls_audit = TlsAudit {
+            version: session
+                .protocol_version()
+                .map(|v| format!("{v:?}"))
+                .unwrap_or_default(),
+            alpn: session
+                .alpn_protocol()
+                .map(|p| String::from_utf8_lossy(p).into_owned()),
+        };
+        tracing::info!(
+            target: "webgate",
+            version = %tls_audit.version,
+            alpn = ?tls_audit.alpn,
+            "tls established"
+        );
+        hop.tls = Some(tls_audit);
         let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
         let mut req = Request::builder()
             .header(
@@ -289,11 +512,20 @@ impl Fetcher {
                 .uri(path);
         }
         let req = req.body(Full::new(Bytes::new())).map_err(|_| failed())?;
-        let head = tokio::time::timeout_at(deadline, http::send(tls, h2, req))
-            .await
-            .map_err(|_| timed_out())?
-            .map_err(|_| failed())?;
-        Ok(head)
+        let t = Instant::now();
+        let head = tokio::time::timeout_at(deadline, http::send(tls, h2, req)).await;
+        hop.phases.head_ms = Some(ms(t.elapsed()));
+        match head {
+            Ok(Ok(head)) => Ok(head),
+            Ok(Err(_)) => {
+                hop.failed_at = Some("head");
+                Err(failed())
+            }
+            Err(_) => {
+                hop.failed_at = Some("head");
+                Err(timed_out())
+            }
+        }
     }
 
     /// The response after the head: status, Content-Type, charset,
@@ -305,40 +537,73 @@ impl Fetcher {
         deadline: Instant,
         max_chars: usize,
         raw: bool,
+        audit: &mut FetchAudit,
     ) -> Result<Fetched, FetchError> {
         let policy = &self.inner.policy;
+        // OK because the caller pushed this request's hop.
+        let hop = audit.hops.last_mut().expect("hop");
         let shown = url.display();
         let status = resp.status().as_u16();
         if !(200..300).contains(&status) {
+            hop.failed_at = Some("status");
             return Err(FetchError::Status { url: shown, status });
         }
         let headers = resp.headers();
         let ct_header = headers
             .get(CONTENT_TYPE)
             .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-        let ct = body::classify(ct_header.as_deref()).map_err(|r| match r {
-            TypeRefusal::Missing => FetchError::TypeMissing { url: shown.clone() },
-            TypeRefusal::Refused(content_type) => FetchError::TypeRefused {
-                content_type,
-                url: shown.clone(),
-            },
-        })?;
-        let encoding = charset::encoding_for(ct.charset.as_deref()).map_err(|_| {
-            FetchError::CharsetUnknown {
-                url: shown.clone(),
-                charset: ct.charset.clone().unwrap_or_default(),
+        let declared = headers
+            .get(CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok());
+        let body_audit = hop.body.insert(BodyAudit {
+            declared_length: declared,
+            ..Default::default()
+        });
+        let ct = match body::classify(ct_header.as_deref()) {
+            Ok(ct) => ct,
+            Err(r) => {
+                hop.failed_at = Some("content-type");
+                return Err(match r {
+                    TypeRefusal::Missing => {
+                        body_audit.class = "missing";
+                        FetchError::TypeMissing { url: shown.clone() }
+                    }
+                    TypeRefusal::Refused(content_type) => {
+                        body_audit.class = "refused";
+                        FetchError::TypeRefused {
+                            content_type,
+                            url: shown.clone(),
+                        }
+                    }
+                });
             }
-        })?;
+        };
+        body_audit.class = match ct.class {
+            MediaClass::Html => "html",
+            MediaClass::Structured => "structured",
+            MediaClass::Text => "text",
+        };
+        let encoding = match charset::encoding_for(ct.charset.as_deref()) {
+            Ok(e) => e,
+            Err(_) => {
+                hop.failed_at = Some("charset");
+                return Err(FetchError::CharsetUnknown {
+                    url: shown.clone(),
+                    charset: ct.charset.clone().unwrap_or_default(),
+                });
+            }
+        };
+        body_audit.charset = Some(encoding.name());
         let mode = if ct.class == MediaClass::Text {
             CapMode::Truncate
         } else {
             CapMode::Refuse
         };
-        let declared = headers
-            .get(CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok());
         if mode == CapMode::Refuse && declared.is_some_and(|n| n > policy.body_cap) {
+            body_audit.cap = Some("refused");
+            hop.failed_at = Some("body");
+            tracing::info!(target: "webgate", declared, "declared length over the cap");
             return Err(FetchError::BodyCap {
                 url: shown,
                 limit: policy.body_cap,
@@ -350,41 +615,100 @@ impl Fetcher {
                 .get_all(CONTENT_ENCODING)
                 .iter()
                 .map(|v| std::str::from_utf8(v.as_bytes()).unwrap_or("\u{fffd}")),
-        )
-        .map_err(|_| unreadable())?;
+        );
+        let codings = match codings {
+            Ok(c) => c,
+            Err(_) => {
+                hop.failed_at = Some("body");
+                tracing::info!(target: "webgate", "unknown or too many content codings");
+                return Err(unreadable());
+            }
+        };
+        body_audit.encodings = codings.iter().map(|c| c.as_str()).collect();
+        tracing::info!(
+            target: "webgate",
+            class = body_audit.class,
+            charset = encoding.name(),
+            encodings = ?body_audit.encodings,
+            "body accepted for reading"
+        );
         let mut decoder =
             BodyDecoder::new(&codings, policy.body_cap, mode).map_err(|_| unreadable())?;
-        let map_fail = |f: BodyFail| match f {
-            BodyFail::Cap => FetchError::BodyCap {
-                url: shown.clone(),
-                limit: policy.body_cap,
-            },
-            BodyFail::Unreadable => unreadable(),
-        };
+        let t = Instant::now();
         let mut incoming = resp.into_body();
-        loop {
-            let frame = tokio::time::timeout_at(deadline, incoming.frame())
-                .await
-                .map_err(|_| unreadable())?;
+        let read: Result<(), BodyFail> = loop {
+            let frame = match tokio::time::timeout_at(deadline, incoming.frame()).await {
+                Ok(f) => f,
+                Err(_) => break Err(BodyFail::Unreadable),
+            };
             match frame {
-                None => break,
-                Some(Err(_)) => return Err(unreadable()),
+                None => break Ok(()),
+                Some(Err(_)) => break Err(BodyFail::Unreadable),
                 Some(Ok(f)) => {
                     if let Ok(data) = f.into_data() {
-                        if decoder.push(&data).map_err(map_fail)? == Flow::Full {
-                            break;
+                        match decoder.push(&data) {
+                            Ok(Flow::More) => {}
+                            Ok(Flow::Full) => break Ok(()),
+                            Err(e) => break Err(e),
                         }
                     }
                 }
             }
+        };
+        body_audit.bytes_received = decoder.received();
+        body_audit.bytes_inflated = decoder.inflated();
+        let body = read.and_then(|()| decoder.finish());
+        hop.phases.body_ms = Some(ms(t.elapsed()));
+        let body = match body {
+            Ok(b) => b,
+            Err(f) => {
+                hop.failed_at = Some("body");
+                if f == BodyFail::Cap {
+                    body_audit.cap = Some("refused");
+                }
+                tracing::info!(
+                    target: "webgate",
+                    received = body_audit.bytes_received,
+                    inflated = body_audit.bytes_inflated,
+                    cap = f == BodyFail::Cap,
+                    "body failed"
+                );
+                return Err(match f {
+                    BodyFail::Cap => FetchError::BodyCap {
+                        url: shown.clone(),
+                        limit: policy.body_cap,
+                    },
+                    BodyFail::Unreadable => unreadable(),
+                });
+            }
+        };
+        if body.truncated {
+            body_audit.cap = Some("truncated");
         }
-        let body = decoder.finish().map_err(map_fail)?;
+        tracing::info!(
+            target: "webgate",
+            received = body_audit.bytes_received,
+            inflated = body_audit.bytes_inflated,
+            truncated_at_cap = body.truncated,
+            "body read"
+        );
+        let t = Instant::now();
         let decoded = charset::decode_owned(body.bytes, encoding);
         let (mut text, extraction) = match ct.class {
             MediaClass::Html => extract::render_page(&decoded, url.as_url(), raw),
             MediaClass::Structured | MediaClass::Text => (decoded, Extraction::Plain),
         };
         let cut = body::text::truncate_chars(&mut text, max_chars);
+        audit.extract_ms = Some(ms(t.elapsed()));
+        audit.extraction = Some(extraction.to_string());
+        audit.truncated = Some(cut || body.truncated);
+        audit.chars = Some(text.chars().count());
+        tracing::info!(
+            target: "webgate",
+            extraction = %extraction,
+            truncated = cut || body.truncated,
+            "text ready"
+        );
         Ok(Fetched {
             url: url.as_str().to_string(),
             truncated: cut || body.truncated,
@@ -398,4 +722,24 @@ impl Fetcher {
 /// hosts that wrap calls in their own time-outs.
 pub fn worst_case_duration(policy: &Policy) -> Duration {
     policy.request_timeout * (policy.max_redirects + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send<T: Send>(_: &T) {}
+
+    /// Hosts spawn calls on multi-threaded runtimes: the futures must be Send.
+    #[test]
+    fn futures_are_send() {
+        let f = Fetcher::builder()
+            .resolver(Arc::new(crate::net::StaticResolve::new(Default::default())))
+            .build()
+            .expect("fetcher");
+        let args = serde_json::json!({"url": "https://example.com/"});
+        assert_send(&f.call(&args));
+        assert_send(&f.call_audited(&args));
+        assert_send(&f.fetch_audited("https://example.com/", FetchOptions::default()));
+    }
 }

@@ -40,6 +40,7 @@
 #![deny(missing_docs)]
 
 pub mod args;
+pub mod audit;
 pub mod body;
 pub mod extract;
 pub mod fetch;

@@ -114,6 +114,21 @@ pub enum HopRefusal {
     Rule(Refusal),
 }
 
+impl HopRefusal {
+    /// The id in `vectors/messages.tsv` of the reason's own text.
+    pub fn id(&self) -> &'static str {
+        match self {
+            HopRefusal::Limit { .. } => "fetch.redirect.reason.limit",
+            HopRefusal::Downgrade => "fetch.redirect.reason.downgrade",
+            HopRefusal::Rule(Refusal::Scheme { .. }) => "fetch.redirect.reason.scheme",
+            HopRefusal::Rule(Refusal::Userinfo) => "fetch.redirect.reason.userinfo",
+            HopRefusal::Rule(Refusal::Port { .. }) => "fetch.redirect.reason.port",
+            HopRefusal::Rule(Refusal::IpLiteral { .. }) => "fetch.redirect.reason.ip_literal",
+            HopRefusal::Rule(Refusal::Invalid) => "fetch.url.invalid",
+        }
+    }
+}
+
 impl fmt::Display for HopRefusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

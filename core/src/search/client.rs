@@ -181,6 +181,7 @@ impl Client {
                     let Ok(d) = f.into_data() else { continue };
                     if buf.len() as u64 + d.len() as u64 > limit {
                         if success {
+                            super::note_exchange(code, buf.len() as u64 + d.len() as u64);
                             return Err(SearchError::TooBig { limit });
                         }
                         let room = limit as usize - buf.len();
@@ -197,6 +198,7 @@ impl Client {
                 }
             }
         }
+        super::note_exchange(code, buf.len() as u64);
         Ok(if success {
             Ok(buf)
         } else {

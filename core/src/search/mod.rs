@@ -10,16 +10,32 @@ pub mod gateway;
 pub mod providers;
 mod response;
 
+use std::cell::Cell;
 use std::sync::Arc;
 
 use serde_json::Value;
+use tracing::Instrument;
 
 pub use response::{escape_error_body, rows_from_results};
 
 use crate::args::{parse_search_args, SearchArgs};
+use crate::audit::{ms, AuditSettings, SearchAudit};
 use crate::messages::{SearchError, SearchOk, SearchRow};
 use crate::net::BoxFuture;
 use crate::tool::Outcome;
+
+tokio::task_local! {
+    /// The provider's last HTTP status and body size in this call, set by
+    /// the shared client so that the audit record can show them without a
+    /// change to the [`Provider`] trait.
+    static EXCHANGE: Cell<(Option<u16>, Option<u64>)>;
+}
+
+/// Notes the status and body size of a provider exchange (no-op outside
+/// an audited call).
+pub(crate) fn note_exchange(status: u16, bytes: u64) {
+    let _ = EXCHANGE.try_with(|c| c.set((Some(status), Some(bytes))));
+}
 
 /// Where results come from. Receives accepted arguments only; returns rows
 /// or a typed failure (Transport / Backend families).
@@ -37,6 +53,7 @@ pub trait Provider: Send + Sync + 'static {
 #[derive(Clone)]
 pub struct Searcher {
     provider: Arc<dyn Provider>,
+    audit: AuditSettings,
 }
 
 impl std::fmt::Debug for Searcher {
@@ -50,26 +67,91 @@ impl std::fmt::Debug for Searcher {
 impl Searcher {
     /// The tool over `provider`.
     pub fn new(provider: Arc<dyn Provider>) -> Self {
-        Searcher { provider }
+        Searcher {
+            provider,
+            audit: AuditSettings::default(),
+        }
+    }
+
+    /// What audit records and events may show (default: redacted).
+    pub fn with_audit(mut self, audit: AuditSettings) -> Self {
+        self.audit = audit;
+        self
     }
 
     /// The tool as a model calls it.
     pub async fn call(&self, args: &Value) -> Outcome {
-        let accepted = match parse_search_args(args) {
-            Ok(a) => a,
-            Err(e) => return SearchError::from(e).into(),
+        self.call_audited(args).await.0
+    }
+
+    /// [`Searcher::call`], with the audit record of the call beside the
+    /// outcome (the outcome is the same either way).
+    pub async fn call_audited(&self, args: &Value) -> (Outcome, SearchAudit) {
+        let started = tokio::time::Instant::now();
+        let mut audit = SearchAudit {
+            tool: "web_search",
+            provider: self.provider.name(),
+            ..Default::default()
         };
-        match self.search(&accepted).await {
-            Ok(rows) => Outcome::ok(
-                "search.ok",
-                SearchOk {
-                    query: &accepted.query,
-                    rows: &rows,
+        let span = tracing::info_span!(target: "webgate", "web_search", provider = audit.provider);
+        let outcome = match parse_search_args(args) {
+            Err(e) => {
+                let e = SearchError::from(e);
+                audit.args_refused = Some(e.id());
+                span.in_scope(
+                    || tracing::info!(target: "webgate", id = e.id(), "arguments refused"),
+                );
+                e.into()
+            }
+            Ok(accepted) => {
+                let chars = accepted.query.chars().count();
+                audit.query_chars = Some(chars);
+                if self.audit.reveal_queries {
+                    audit.query = Some(accepted.query.clone());
                 }
-                .to_string(),
-            ),
-            Err(e) => e.into(),
-        }
+                let (result, (status, bytes)) = EXCHANGE
+                    .scope(Cell::new((None, None)), async {
+                        let r = self.search(&accepted).await;
+                        (r, EXCHANGE.with(Cell::get))
+                    })
+                    .instrument(span.clone())
+                    .await;
+                audit.status = status;
+                audit.bytes = bytes;
+                match result {
+                    Ok(rows) => {
+                        audit.rows = Some(rows.len());
+                        Outcome::ok(
+                            "search.ok",
+                            SearchOk {
+                                query: &accepted.query,
+                                rows: &rows,
+                            }
+                            .to_string(),
+                        )
+                    }
+                    Err(e) => {
+                        audit.failure = Some(e.kind().to_string());
+                        e.into()
+                    }
+                }
+            }
+        };
+        audit.class = outcome.class.as_str();
+        audit.id = outcome.id;
+        audit.total_ms = ms(started.elapsed());
+        span.in_scope(|| {
+            tracing::info!(
+                target: "webgate",
+                status = audit.status,
+                bytes = audit.bytes,
+                rows = audit.rows,
+                failure = audit.failure.as_deref(),
+                id = audit.id,
+                "web_search done"
+            )
+        });
+        (outcome, audit)
     }
 
     /// The typed API: checked rows, or the failure.

@@ -1,0 +1,283 @@
+//! The audit trail: one typed record per call saying what webgate decided
+//! and did — which URL was asked for, what each name resolved to and which
+//! blocked range refused an address, where the socket went, TLS, each
+//! redirect and the hop rule's verdict, the body's class, codings and byte
+//! counts, the extraction, and the time of every phase — so a host can
+//! store it, and a refusal anywhere can be explained from it alone.
+//!
+//! The same decisions are emitted as `tracing` events (target `webgate`)
+//! inside one span per call and one per request, for hosts that collect
+//! logs instead.
+//!
+//! Redaction: URLs in records and events lose their query and userinfo
+//! (each replaced by `REDACTED`), and a search query is reported by its
+//! length only, unless the host opts in with [`AuditSettings`]. Header
+//! values never appear: the Content-Type is reported by the class it was
+//! sorted into, the charset by encoding name, codings by token, and a
+//! redirect target only once it is admitted, as the URL of the next hop.
+//! Tool output never changes with auditing.
+
+use std::net::{IpAddr, SocketAddr};
+
+use serde::Serialize;
+
+use crate::policy::BlockedRange;
+
+/// What the host lets records and events show.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AuditSettings {
+    /// Keep query strings, userinfo and search queries (default: off).
+    pub reveal_queries: bool,
+}
+
+impl AuditSettings {
+    /// A URL as records may show it: scheme, host, port and path; the
+    /// query and userinfo replaced by `REDACTED` unless revealed; never the
+    /// fragment. An unparsable string is reported by its length only.
+    pub fn url(&self, raw: &str) -> String {
+        let Ok(u) = url::Url::parse(raw) else {
+            return if self.reveal_queries {
+                raw.to_string()
+            } else {
+                format!("unparsable URL of {} bytes", raw.len())
+            };
+        };
+        let mut out = format!("{}://", u.scheme());
+        let has_userinfo = !u.username().is_empty() || u.password().is_some();
+        if has_userinfo {
+            if self.reveal_queries {
+                out.push_str(u.username());
+                if let Some(p) = u.password() {
+                    out.push(':');
+                    out.push_str(p);
+                }
+                out.push('@');
+            } else {
+                out.push_str("REDACTED@");
+            }
+        }
+        out.push_str(u.host_str().unwrap_or_default());
+        if let Some(p) = u.port() {
+            out.push_str(&format!(":{p}"));
+        }
+        out.push_str(u.path());
+        match u.query() {
+            Some(q) if self.reveal_queries => {
+                out.push('?');
+                out.push_str(q);
+            }
+            Some(_) => out.push_str("?REDACTED"),
+            None => {}
+        }
+        out
+    }
+}
+
+/// Milliseconds, as records show durations.
+pub(crate) fn ms(d: std::time::Duration) -> f64 {
+    (d.as_secs_f64() * 1e6).round() / 1e3
+}
+
+/// The record of one `web_fetch` call.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct FetchAudit {
+    /// Always `web_fetch`.
+    pub tool: &'static str,
+    /// The `url` argument, redacted; `None` when the arguments had none.
+    pub requested_url: Option<String>,
+    /// The message id when the arguments were refused.
+    pub args_refused: Option<&'static str>,
+    /// The admission verdict of the first URL: `admitted`, or the id of
+    /// the rule's message.
+    pub admission: Option<&'static str>,
+    /// One entry per request made, in order (a redirect starts the next).
+    pub hops: Vec<HopAudit>,
+    /// `ok`, `soft` or `hard`.
+    pub class: &'static str,
+    /// The outcome's message id (`fetch.ok` on success).
+    pub id: &'static str,
+    /// `readability`, `raw-html` or `plain`, on success.
+    pub extraction: Option<String>,
+    /// Whether the text was cut, on success.
+    pub truncated: Option<bool>,
+    /// Characters returned, on success.
+    pub chars: Option<usize>,
+    /// Time spent decoding and extracting text.
+    pub extract_ms: Option<f64>,
+    /// Wall time of the whole call.
+    pub total_ms: f64,
+}
+
+impl FetchAudit {
+    pub(crate) fn new() -> Self {
+        FetchAudit {
+            tool: "web_fetch",
+            ..Default::default()
+        }
+    }
+
+    /// The record as one line of JSON.
+    pub fn to_json_line(&self) -> String {
+        // OK because every field serializes (strings, numbers, options).
+        serde_json::to_string(self).expect("audit record serializes")
+    }
+}
+
+/// One request: the URL, the addresses, the dials, TLS, the head, the body.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct HopAudit {
+    /// The URL requested, redacted.
+    pub url: String,
+    /// Every address the name resolved to, in the resolver's order.
+    pub addresses: Vec<AddressAudit>,
+    /// Every connection attempt, in order (vetted addresses only).
+    pub dials: Vec<DialAudit>,
+    /// The TLS session, once the handshake completed.
+    pub tls: Option<TlsAudit>,
+    /// The response status.
+    pub status: Option<u16>,
+    /// The hop rule's verdict when the status was a redirect.
+    pub redirect: Option<RedirectAudit>,
+    /// The body, when it was read.
+    pub body: Option<BodyAudit>,
+    /// Time per phase.
+    pub phases: Phases,
+    /// Where this request failed (`resolve`, `vet`, `connect`, `tls`,
+    /// `head`, `redirect`, `status`, `content-type`, `charset`, `body`),
+    /// with the outcome's id at the top of the record.
+    pub failed_at: Option<&'static str>,
+}
+
+/// One resolved address and its verdict.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct AddressAudit {
+    /// The address.
+    pub ip: IpAddr,
+    /// Whether the blocked table let it through.
+    pub allowed: bool,
+    /// The blocked range, in the table's notation (`127.0.0.0/8`).
+    pub range: Option<String>,
+    /// The registry's name of that range (`Loopback`).
+    pub range_name: Option<&'static str>,
+}
+
+impl AddressAudit {
+    pub(crate) fn new(ip: IpAddr, verdict: Result<(), BlockedRange>) -> Self {
+        match verdict {
+            Ok(()) => AddressAudit {
+                ip,
+                allowed: true,
+                range: None,
+                range_name: None,
+            },
+            Err(r) => AddressAudit {
+                ip,
+                allowed: false,
+                range: Some(r.to_string()),
+                range_name: Some(r.name()),
+            },
+        }
+    }
+}
+
+/// One connection attempt.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DialAudit {
+    /// Where the socket went.
+    pub addr: SocketAddr,
+    /// `connected`, or the error's kind (`connection refused`, …), or
+    /// `timed out` when the connect limit ended it.
+    pub outcome: String,
+}
+
+/// The TLS session.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TlsAudit {
+    /// `TLSv1_3`, `TLSv1_2`.
+    pub version: String,
+    /// The negotiated protocol: `h2`, `http/1.1`, or none.
+    pub alpn: Option<String>,
+}
+
+/// A redirect and the hop rule's verdict.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RedirectAudit {
+    /// `followed` or `refused`.
+    pub verdict: &'static str,
+    /// The next URL, redacted, when followed.
+    pub to: Option<String>,
+    /// The reason's message id, when refused.
+    pub reason: Option<&'static str>,
+}
+
+/// The body of the final response.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct BodyAudit {
+    /// `html`, `structured`, `text`, or `refused` / `missing`.
+    pub class: &'static str,
+    /// The encoding used to decode it (`UTF-8`, `Shift_JIS`, …).
+    pub charset: Option<&'static str>,
+    /// The content codings, as listed.
+    pub encodings: Vec<&'static str>,
+    /// The declared Content-Length, if any.
+    pub declared_length: Option<u64>,
+    /// Bytes received from the network.
+    pub bytes_received: u64,
+    /// Bytes the decoders produced (at most one past the cap).
+    pub bytes_inflated: u64,
+    /// `refused` when the cap refused the body (declared or inflated),
+    /// `truncated` when it cut flat text.
+    pub cap: Option<&'static str>,
+}
+
+/// Milliseconds per phase of one request.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Phases {
+    /// DNS.
+    pub resolve_ms: Option<f64>,
+    /// TCP (every attempt).
+    pub connect_ms: Option<f64>,
+    /// The TLS handshake.
+    pub tls_ms: Option<f64>,
+    /// Request sent to response head.
+    pub head_ms: Option<f64>,
+    /// Reading and inflating the body.
+    pub body_ms: Option<f64>,
+}
+
+/// The record of one `web_search` call.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SearchAudit {
+    /// Always `web_search`.
+    pub tool: &'static str,
+    /// The provider's name (`gateway`, `brave`, …).
+    pub provider: &'static str,
+    /// The query, when the host reveals queries.
+    pub query: Option<String>,
+    /// The query's length in characters.
+    pub query_chars: Option<usize>,
+    /// The message id when the arguments were refused.
+    pub args_refused: Option<&'static str>,
+    /// The provider's HTTP status, when one answered.
+    pub status: Option<u16>,
+    /// Body bytes received from the provider.
+    pub bytes: Option<u64>,
+    /// Rows returned, on success.
+    pub rows: Option<usize>,
+    /// The failure family (`invalid_arguments`, transport, backend kinds).
+    pub failure: Option<String>,
+    /// `ok` or `hard`.
+    pub class: &'static str,
+    /// The outcome's message id.
+    pub id: &'static str,
+    /// Wall time of the whole call.
+    pub total_ms: f64,
+}
+
+impl SearchAudit {
+    /// The record as one line of JSON.
+    pub fn to_json_line(&self) -> String {
+        // OK because every field serializes (strings, numbers, options).
+        serde_json::to_string(self).expect("audit record serializes")
+    }
+}
