@@ -381,13 +381,18 @@ fn audit_writes_one_json_line_and_leaves_the_output_alone() {
     ]);
     assert_eq!(code, 2);
     let record: serde_json::Value = serde_json::from_str(err.lines().next().unwrap()).unwrap();
-    assert_eq!(record["hops"][0]["addresses"][0]["range_name"], "Private-Use");
+    assert_eq!(
+        record["hops"][0]["addresses"][0]["range_name"],
+        "Private-Use"
+    );
     assert_eq!(record["hops"][0]["failed_at"], "vet");
     assert!(err.ends_with("InvalidArguments: host a.example has no allowed address\n"));
 
     // --reveal-queries is the host's opt-in.
     let revealed = webgate(&[&["fetch", url, "--audit", "--reveal-queries"][..], &base].concat());
-    assert!(revealed.2.contains("\"requested_url\":\"https://a.example/p?secret=1\""));
+    assert!(revealed
+        .2
+        .contains("\"requested_url\":\"https://a.example/p?secret=1\""));
 }
 
 #[test]

@@ -34,7 +34,12 @@ fn main() -> ExitCode {
     // The id coverage rule holds for the project's own vectors; an outside
     // directory (a user's own vectors) may cover only what it means to.
     let tsv = if own {
-        std::fs::read_to_string(dir.join("messages.tsv")).ok()
+        // The contract's ids and the agent layer's options' ids alike.
+        std::fs::read_to_string(dir.join("messages.tsv"))
+            .ok()
+            .map(|t| {
+                t + &std::fs::read_to_string(dir.join("option-messages.tsv")).unwrap_or_default()
+            })
     } else {
         None
     };

@@ -5,10 +5,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use webgate::agent::{AgentOptions, Toolbox};
 use webgate::fetch::Fetcher;
 use webgate::messages::{Class, FETCH_DESCRIPTION, SEARCH_DESCRIPTION};
 use webgate::net::TlsSettings;
-use webgate::policy::Policy;
+use webgate::policy::{DomainRules, Policy};
 use webgate::search::client::Client;
 use webgate::search::gateway::Gateway;
 use webgate::search::Searcher;
@@ -19,7 +20,12 @@ use crate::sim::{SimDial, SimResolve};
 use crate::vector::{File, Vector};
 
 /// Files that may sit in a vector directory without being vector files.
-const DATA_FILES: &[&str] = &["messages.tsv", "README.md", "expected_failures.txt"];
+const DATA_FILES: &[&str] = &[
+    "messages.tsv",
+    "option-messages.tsv",
+    "README.md",
+    "expected_failures.txt",
+];
 
 /// A vector with the file it came from.
 #[derive(Debug, Clone)]
@@ -99,8 +105,9 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Loaded>, Vec<String>> {
 
 /// The message ids of a messages.tsv text.
 pub fn message_ids(tsv: &str) -> Vec<String> {
+    // Header lines (`id\t…`) are skipped, so two files may be concatenated.
     tsv.lines()
-        .skip(1)
+        .filter(|l| !l.starts_with("id\t"))
         .filter_map(|l| l.split('\t').next())
         .filter(|s| !s.is_empty())
         .map(str::to_string)
@@ -207,28 +214,26 @@ pub fn run(v: &Vector, ca: &TestCa) -> Result<Actual, String> {
             }
             "web_fetch" | "caller:web_fetch" => {}
             "web_search" => return run_search(v, ca).await,
+            "agent:web_fetch" | "agent:web_search" => return run_agent(v, ca).await,
             other => return Err(format!("unknown tool {other:?}")),
         }
-        let resolve = Arc::new(SimResolve::new(&v.dns));
-        let dial = Arc::new(SimDial::new(&v.server, &v.dns, ca)?);
-        let mut tls = TlsSettings::default();
-        tls.add_root(ca.root());
-        let mut policy = Policy::default();
-        if let Some(m) = v.policy.max_chars {
-            policy.max_chars = m;
-        }
-        if let Some(c) = v.policy.body_cap {
-            policy.body_cap = c;
-        }
-        let fetcher = Fetcher::builder()
-            .policy(policy)
-            .resolver(resolve)
-            .dialer(dial.clone())
-            .tls(tls)
-            .build()?;
+        let (fetcher, dial) = sim_fetcher(v, ca)?;
         let args: serde_json::Value =
             serde_json::from_str(&v.args).map_err(|e| format!("args are not JSON: {e}"))?;
         let (o, record) = fetcher.call_audited(&args).await;
+        if v.tool == "web_fetch" {
+            // The agent layer with every option off must be the contract,
+            // text for text: replay the vector through it on a fresh network.
+            let (again, _) = sim_fetcher(v, ca)?;
+            let toolbox = Arc::new(Toolbox::new(again, None, AgentOptions::default()));
+            let reply = toolbox.start_run().fetch(&args).await;
+            if reply.outcome != o || reply.model_text != o.text {
+                return Err(format!(
+                    "the agent layer with default options differs from the tool:\n  tool:  {o:?}\n  agent: {:?}",
+                    reply.outcome
+                ));
+            }
+        }
         let mut ids = derived_ids(&o);
         let mut text = o.text.clone();
         if v.tool == "caller:web_fetch" {
@@ -253,17 +258,45 @@ pub fn run(v: &Vector, ca: &TestCa) -> Result<Actual, String> {
     })
 }
 
-async fn run_search(v: &Vector, ca: &TestCa) -> Result<Actual, String> {
+/// A fetcher on a fresh simulated network for `v`, with its policy.
+fn sim_fetcher(v: &Vector, ca: &TestCa) -> Result<(Fetcher, Arc<SimDial>), String> {
+    let resolve = Arc::new(SimResolve::new(&v.dns));
     let dial = Arc::new(SimDial::new(&v.server, &v.dns, ca)?);
+    let mut tls = TlsSettings::default();
+    tls.add_root(ca.root());
+    let mut policy = Policy::default();
+    if let Some(m) = v.policy.max_chars {
+        policy.max_chars = m;
+    }
+    if let Some(c) = v.policy.body_cap {
+        policy.body_cap = c;
+    }
+    policy.domains = DomainRules::new(&v.policy.allow_domains, &v.policy.deny_domains)?;
+    let fetcher = Fetcher::builder()
+        .policy(policy)
+        .resolver(resolve)
+        .dialer(dial.clone())
+        .tls(tls)
+        .build()?;
+    Ok((fetcher, dial))
+}
+
+/// The gateway searcher of `v` over `dial`.
+fn sim_searcher(v: &Vector, ca: &TestCa, dial: Arc<SimDial>) -> Result<Searcher, String> {
     let mut tls = TlsSettings::default();
     tls.add_root(ca.root());
     let endpoint = v
         .gateway
         .clone()
         .unwrap_or_else(|| "https://gw.example/search".into());
-    let client = Client::new(Policy::default(), &tls)?.with_connect(dial.clone());
+    let client = Client::new(Policy::default(), &tls)?.with_connect(dial);
     let gateway = Gateway::new(&endpoint, v.key.clone(), client)?;
-    let searcher = Searcher::new(Arc::new(gateway));
+    Ok(Searcher::new(Arc::new(gateway)))
+}
+
+async fn run_search(v: &Vector, ca: &TestCa) -> Result<Actual, String> {
+    let dial = Arc::new(SimDial::new(&v.server, &v.dns, ca)?);
+    let searcher = sim_searcher(v, ca, dial.clone())?;
     let args: serde_json::Value =
         serde_json::from_str(&v.args).map_err(|e| format!("args are not JSON: {e}"))?;
     let (o, record) = searcher.call_audited(&args).await;
@@ -276,6 +309,104 @@ async fn run_search(v: &Vector, ca: &TestCa) -> Result<Actual, String> {
         dials,
         requests: dial.requests(),
         audit: serde_json::to_value(&record).ok(),
+    })
+}
+
+/// A call through the agent layer: the reply's model text (tag written
+/// `{tag}`), with the ids it pins and its parts as JSON for `reply` checks.
+async fn run_agent(v: &Vector, ca: &TestCa) -> Result<Actual, String> {
+    let (fetcher, dial) = sim_fetcher(v, ca)?;
+    let searcher = sim_searcher(v, ca, dial.clone())?;
+    let a = v.agent.clone().unwrap_or_default();
+    let mut options = AgentOptions::default();
+    options.envelope = a.envelope;
+    options.paging = a.paging;
+    options.result_notes = a.result_notes;
+    options.block_detection = a.block_detection;
+    options.failure_notes = a.failure_notes;
+    options.search_budget = a.search_budget;
+    options.fetch_budget = a.fetch_budget;
+    options.search_aliases = a.search_aliases;
+    options.numbered_search = a.numbered_search;
+    let searcher = (!a.no_provider).then_some(searcher);
+    let toolbox = Arc::new(Toolbox::new(fetcher, searcher, options));
+    let run = toolbox.start_run();
+    let tool = v.tool.trim_start_matches("agent:");
+    let args: serde_json::Value =
+        serde_json::from_str(&v.args).map_err(|e| format!("args are not JSON: {e}"))?;
+    let mut reply = None;
+    for _ in 0..a.calls.unwrap_or(1).max(1) {
+        // By kind, not by name: a toolbox without a provider does not list
+        // web_search, and the vector is about what calling it anyway does.
+        reply = Some(match tool {
+            "web_fetch" => run.fetch(&args).await,
+            _ => run.search(&args).await,
+        });
+    }
+    // OK because the loop ran at least once.
+    let reply = reply.expect("one call");
+    let mut text = reply.model_text.clone();
+    let mut ids = vec![reply.outcome.id.to_string()];
+    ids.extend(reply.notes.iter().map(|n| n.id().to_string()));
+    if let Some(rest) = text.split_once("\n<<<quoted ").map(|(_, r)| r) {
+        let tag = rest.split_once(">>>").map(|(t, _)| t).unwrap_or("");
+        if tag.len() < 12 || !tag.chars().all(|c| c.is_ascii_hexdigit()) {
+            return Err(format!("envelope tag {tag:?} is not 12+ hex characters"));
+        }
+        text = text.replace(tag, "{tag}");
+        ids.extend(
+            [
+                "option.envelope.header",
+                "option.envelope.open",
+                "option.envelope.close",
+            ]
+            .map(String::from),
+        );
+        ids.push(
+            if tool == "web_fetch" {
+                "option.envelope.source.page"
+            } else {
+                "option.envelope.source.search"
+            }
+            .into(),
+        );
+    }
+    if reply.model_text.contains("… [truncated ") {
+        ids.push("option.paging.marker".into());
+    }
+    let summary_id = match reply.summary.as_str() {
+        s if s.starts_with("searched for '") => "option.action.searched",
+        "searched the web" => "option.action.searched_the_web",
+        s if s.starts_with("opened ") => "option.action.opened",
+        _ => "option.action.tried_to_open",
+    };
+    ids.push(summary_id.into());
+    if reply.outcome.text.starts_with("No results found for '") {
+        ids.push("option.search.no_results".into());
+    }
+    if reply
+        .outcome
+        .text
+        .contains(" refused: host not allowed by domain policy: ")
+    {
+        ids.push("option.redirect.reason.domain".into());
+    }
+    let parts = serde_json::json!({
+        "meta": reply.meta,
+        "notes": reply.notes.iter().map(|n| n.id()).collect::<Vec<_>>(),
+        "summary": reply.summary,
+        "rows": reply.rows.as_ref().map(Vec::len),
+        "tools": run.tools().iter().map(|d| d.name.clone()).collect::<Vec<_>>(),
+    });
+    let dials = dial.dials.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    Ok(Actual {
+        class: class_name(reply.outcome.class).into(),
+        kind: reply.outcome.kind.map(|k| k.to_string()),
+        ids,
+        text,
+        dials,
+        requests: dial.requests(),
+        audit: Some(parts),
     })
 }
 
@@ -345,6 +476,9 @@ pub fn compare(v: &Vector, a: &Actual) -> Result<(), String> {
     if let Some(checks) = &v.expect.audit {
         problems.extend(audit_problems(checks, a.audit.as_ref()));
     }
+    if let Some(checks) = &v.expect.reply {
+        problems.extend(audit_problems(checks, a.audit.as_ref()));
+    }
     if let Some(absent) = &v.expect.audit_absent {
         let line = a.audit.as_ref().map(|r| r.to_string()).unwrap_or_default();
         for word in absent {
@@ -376,7 +510,8 @@ fn audit_problems(checks: &[(String, String)], record: Option<&serde_json::Value
             (got != Some(&want)).then(|| {
                 format!(
                     "audit {pointer}: expected {want}, got {}",
-                    got.map(|g| g.to_string()).unwrap_or_else(|| "nothing".into())
+                    got.map(|g| g.to_string())
+                        .unwrap_or_else(|| "nothing".into())
                 )
             })
         })

@@ -43,6 +43,13 @@
 //! request_body = '{"query":"rust"}'  # optional: the first request's body
 //! ```
 //!
+//! An `agent:web_fetch` or `agent:web_search` vector runs the call through
+//! the agent layer with `agent = { envelope = true, paging = true, … }`
+//! (every option off unless named; `calls = N` repeats the call N times in
+//! one run and checks the last). Its text is what the model is handed,
+//! with the envelope's random tag written `{tag}`; `policy` may also set
+//! `allow_domains` and `deny_domains`.
+//!
 //! A `web_search` vector talks to a scripted gateway: `gateway` (default
 //! `https://gw.example/search`) and `key` set the provider, and a server
 //! whose `names` hold the gateway's host answers on the endpoint's port
@@ -82,7 +89,36 @@ pub struct Vector {
     pub gateway: Option<String>,
     /// The search gateway's key.
     pub key: Option<String>,
+    /// For `agent:web_fetch` / `agent:web_search`: the options on.
+    pub agent: Option<AgentVector>,
     pub expect: Expect,
+}
+
+/// The agent layer's options for one vector (all off unless named), and
+/// how many times the call is made in one run (the last reply counts).
+#[derive(Debug, Deserialize, Clone, Default)]
+#[serde(deny_unknown_fields)]
+pub struct AgentVector {
+    #[serde(default)]
+    pub envelope: bool,
+    #[serde(default)]
+    pub paging: bool,
+    #[serde(default)]
+    pub result_notes: bool,
+    #[serde(default)]
+    pub block_detection: bool,
+    #[serde(default)]
+    pub failure_notes: bool,
+    pub search_budget: Option<u32>,
+    pub fetch_budget: Option<u32>,
+    #[serde(default)]
+    pub search_aliases: bool,
+    #[serde(default)]
+    pub numbered_search: bool,
+    /// Build the toolbox without a search provider.
+    #[serde(default)]
+    pub no_provider: bool,
+    pub calls: Option<usize>,
 }
 
 /// Host-side policy changes for one vector.
@@ -91,6 +127,10 @@ pub struct Vector {
 pub struct PolicyOverride {
     pub max_chars: Option<usize>,
     pub body_cap: Option<u64>,
+    #[serde(default)]
+    pub allow_domains: Vec<String>,
+    #[serde(default)]
+    pub deny_domains: Vec<String>,
 }
 
 /// One DNS answer.
@@ -182,4 +222,8 @@ pub struct Expect {
     pub audit: Option<Vec<(String, String)>>,
     /// Strings the serialized audit record must not contain (redaction).
     pub audit_absent: Option<Vec<String>>,
+    /// `[JSON pointer, JSON value]` pairs that must hold in an agent
+    /// reply: `/meta/…`, `/notes` (ids), `/summary`, `/rows`, `/tools`
+    /// (the names still offered after the call).
+    pub reply: Option<Vec<(String, String)>>,
 }

@@ -12,6 +12,12 @@ fn main() {
     let loaded = runner::load_dir(&dir);
     let vectors = loaded.clone().unwrap_or_default();
     let tsv = std::fs::read_to_string(dir.join("messages.tsv")).unwrap_or_default();
+    let options = std::fs::read_to_string(dir.join("option-messages.tsv")).unwrap_or_default();
+    if options.is_empty() {
+        eprintln!("vectors/option-messages.tsv is missing");
+        std::process::exit(1);
+    }
+    let tsv = tsv + &options;
     {
         let loaded = loaded.clone();
         trials.push(Trial::test(

@@ -46,6 +46,8 @@ pub struct Fetched {
     pub extraction: Extraction,
     /// The text.
     pub text: String,
+    /// The HTML `<title>`, when the page is HTML and has one.
+    pub title: Option<String>,
 }
 
 impl Fetched {
@@ -68,6 +70,9 @@ pub struct FetchOptions {
     pub max_chars: Option<usize>,
     /// Render the whole document instead of the main article.
     pub raw: bool,
+    /// Return the whole text, not cut at `max_chars` (the caller pages or
+    /// cuts it itself; the body cap still applies).
+    pub whole: bool,
 }
 
 /// Builds a [`Fetcher`]: the policy, and the Resolve and Dial seams.
@@ -195,6 +200,7 @@ impl Fetcher {
                         FetchOptions {
                             max_chars: Some(a.max_chars),
                             raw: a.raw,
+                            whole: false,
                         },
                         &mut audit,
                     )
@@ -344,7 +350,7 @@ impl Fetcher {
                 None => {}
             }
             let out = self
-                .read(&current, resp, deadline, max_chars, opts.raw, audit)
+                .read(&current, resp, deadline, max_chars, opts, audit)
                 .instrument(span)
                 .await;
             drop(conn);
@@ -536,7 +542,7 @@ impl Fetcher {
         resp: Response<Incoming>,
         deadline: Instant,
         max_chars: usize,
-        raw: bool,
+        opts: FetchOptions,
         audit: &mut FetchAudit,
     ) -> Result<Fetched, FetchError> {
         let policy = &self.inner.policy;
@@ -694,11 +700,19 @@ impl Fetcher {
         );
         let t = Instant::now();
         let decoded = charset::decode_owned(body.bytes, encoding);
-        let (mut text, extraction) = match ct.class {
-            MediaClass::Html => extract::render_page(&decoded, url.as_url(), raw),
-            MediaClass::Structured | MediaClass::Text => (decoded, Extraction::Plain),
+        let (mut text, extraction, title) = match ct.class {
+            MediaClass::Html => {
+                let page = extract::extract_page(
+                    &decoded,
+                    url.as_url(),
+                    opts.raw,
+                    extract::Style::Markdown,
+                );
+                (page.text, page.extraction, page.title)
+            }
+            MediaClass::Structured | MediaClass::Text => (decoded, Extraction::Plain, None),
         };
-        let cut = body::text::truncate_chars(&mut text, max_chars);
+        let cut = !opts.whole && body::text::truncate_chars(&mut text, max_chars);
         audit.extract_ms = Some(ms(t.elapsed()));
         audit.extraction = Some(extraction.to_string());
         audit.truncated = Some(cut || body.truncated);
@@ -714,6 +728,7 @@ impl Fetcher {
             truncated: cut || body.truncated,
             extraction,
             text,
+            title,
         })
     }
 }

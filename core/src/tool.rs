@@ -1,7 +1,7 @@
 //! What a tool call returns: one [`Outcome`] with its class, kind, message
 //! id and exact text, ready to hand to a model or print.
 
-use crate::messages::{Class, ErrorKind, FetchError, SearchError, ToolFailure};
+use crate::messages::{Class, ErrorKind, FetchError, OptionError, SearchError, ToolFailure};
 
 /// The result of one tool call.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,6 +50,18 @@ impl From<SearchError> for Outcome {
         Outcome {
             class: Class::Hard,
             kind: Some(e.kind()),
+            id: e.id(),
+            text: e.to_string(),
+        }
+    }
+}
+
+impl From<OptionError> for Outcome {
+    fn from(e: OptionError) -> Self {
+        let class = e.class();
+        Outcome {
+            class,
+            kind: (class == Class::Hard).then_some(ErrorKind::InvalidArguments),
             id: e.id(),
             text: e.to_string(),
         }

@@ -131,9 +131,14 @@ pub fn check(root: &Path) -> Vec<String> {
 /// The literal text of each template up to its first placeholder, when
 /// long enough to be telling, may stand in one source file only.
 fn message_texts_once(root: &Path, files: &[PathBuf]) -> Vec<String> {
-    let Ok(tsv) = std::fs::read_to_string(root.join("vectors/messages.tsv")) else {
-        return vec!["vectors/messages.tsv is missing".into()];
-    };
+    let mut tsv = String::new();
+    for name in ["vectors/messages.tsv", "vectors/option-messages.tsv"] {
+        match std::fs::read_to_string(root.join(name)) {
+            // Each file's header line is skipped below.
+            Ok(t) => tsv.push_str(&t),
+            Err(_) => return vec![format!("{name} is missing")],
+        }
+    }
     let sources: Vec<(String, String)> = files
         .iter()
         .filter(|f| f.starts_with(root.join("core/src")) || f.starts_with(root.join("cli/src")))
@@ -145,7 +150,7 @@ fn message_texts_once(root: &Path, files: &[PathBuf]) -> Vec<String> {
         })
         .collect();
     let mut problems = Vec::new();
-    for line in tsv.lines().skip(1) {
+    for line in tsv.lines().filter(|l| !l.starts_with("id\t")) {
         let Some(template) = line.split('\t').nth(4) else {
             continue;
         };

@@ -30,16 +30,39 @@ pub fn render_page(html: &str, base: &Url, raw: bool) -> (String, Extraction) {
 
 /// [`render_page`] with a choice of rendering (markdown or plain text).
 pub fn render_page_as(html: &str, base: &Url, raw: bool, style: Style) -> (String, Extraction) {
+    let page = extract_page(html, base, raw, style);
+    (page.text, page.extraction)
+}
+
+/// A rendered page and what else the parse learnt about it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Page {
+    /// The text.
+    pub text: String,
+    /// How it was made.
+    pub extraction: Extraction,
+    /// The `<title>`, whitespace collapsed; `None` when absent or blank.
+    pub title: Option<String>,
+}
+
+/// [`render_page_as`], with the page's title.
+pub fn extract_page(html: &str, base: &Url, raw: bool, style: Style) -> Page {
     let doc = dom::Doc::parse(html);
+    let title = (!doc.title.trim().is_empty()).then(|| doc.title.trim().to_string());
     if !raw {
         let roots = article::select(&doc);
         let text = render::render(&doc, &roots, base, style, true);
         if text.trim().len() >= MIN_ARTICLE_BYTES {
-            return (text, Extraction::Readability);
+            return Page {
+                text,
+                extraction: Extraction::Readability,
+                title,
+            };
         }
     }
-    (
-        render::render(&doc, &[doc.body()], base, style, false),
-        Extraction::RawHtml,
-    )
+    Page {
+        text: render::render(&doc, &[doc.body()], base, style, false),
+        extraction: Extraction::RawHtml,
+        title,
+    }
 }

@@ -94,7 +94,14 @@ pub fn admit_parsed(mut url: Url, policy: &Policy) -> Result<AdmittedUrl, Refusa
         return Err(Refusal::Port { port });
     }
     match url.host() {
-        Some(Host::Domain(_)) => {}
+        Some(Host::Domain(host)) => {
+            // The host's own lists (an option; empty by default).
+            if !policy.domains.allows(host) {
+                return Err(Refusal::Domain {
+                    host: host.to_string(),
+                });
+            }
+        }
         Some(Host::Ipv4(a)) => return Err(Refusal::IpLiteral { address: a.into() }),
         Some(Host::Ipv6(a)) => return Err(Refusal::IpLiteral { address: a.into() }),
         // WHATWG gives every https URL a host; a parser that ever did not

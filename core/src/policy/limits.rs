@@ -6,6 +6,8 @@
 
 use std::time::Duration;
 
+use super::DomainRules;
+
 /// The limits one host applies to every call. Build it from
 /// [`Policy::default`] and lower or raise what the host needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,6 +35,9 @@ pub struct Policy {
     pub search_body_cap: u64,
     /// Where a backend's error body is cut, in bytes (default 2,000).
     pub search_error_cut: usize,
+    /// Domain allow and deny lists for fetch, checked on every hop
+    /// (default: none).
+    pub domains: DomainRules,
 }
 
 impl Default for Policy {
@@ -48,6 +53,7 @@ impl Default for Policy {
             search_deadline: Duration::from_secs(30),
             search_body_cap: 262_144,
             search_error_cut: 2_000,
+            domains: DomainRules::default(),
         }
     }
 }

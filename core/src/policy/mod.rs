@@ -4,12 +4,14 @@
 //! - [`admission`]: the five URL rules and the display form of URLs.
 //! - [`redirect`]: the per-hop rule.
 //! - [`limits`]: the host's [`Policy`].
+//! - [`domains`]: the host's optional domain allow and deny lists.
 //!
 //! **Architecture Invariant:** nothing in this module imports tokio, hyper
 //! or hickory; `cargo xtask tidy` fails if it does.
 
 pub mod addr;
 pub mod admission;
+pub mod domains;
 pub mod limits;
 pub mod redirect;
 // Generated; its layout is codegen's, not rustfmt's.
@@ -18,5 +20,6 @@ mod table;
 
 pub use addr::{check, vet, BlockedRange, Verdict, VettedAddr};
 pub use admission::{admit, admit_parsed, display_form, AdmittedUrl};
+pub use domains::DomainRules;
 pub use limits::Policy;
 pub use redirect::{is_redirect_status, next_hop, Hop};

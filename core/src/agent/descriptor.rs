@@ -1,0 +1,116 @@
+//! Tool descriptors: what a host shows a model for each tool — a name, the
+//! catalog description and the argument schema (contract §1 and §9) — so
+//! that it can bind the tools under its own names. A host may show its own
+//! name and description; the tools' message prefixes (`web_fetch:`,
+//! `web_search:`) never change with them, because the texts come from the
+//! tools, not from the binding.
+
+use serde_json::{json, Value};
+
+use crate::messages::{FETCH_DESCRIPTION, SEARCH_DESCRIPTION};
+
+/// Which tool a descriptor binds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ToolKind {
+    /// `web_fetch`.
+    Fetch,
+    /// `web_search`.
+    Search,
+}
+
+impl ToolKind {
+    /// The tool's own name.
+    pub fn own_name(self) -> &'static str {
+        match self {
+            ToolKind::Fetch => "web_fetch",
+            ToolKind::Search => "web_search",
+        }
+    }
+}
+
+/// One tool as a model sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolDescriptor {
+    /// The tool bound.
+    pub kind: ToolKind,
+    /// The name shown (the tool's own name unless the host aliases it).
+    pub name: String,
+    /// The description shown (the contract's unless the host overrides it).
+    pub description: String,
+    /// The JSON schema of the arguments.
+    pub schema: Value,
+}
+
+impl ToolDescriptor {
+    /// `web_fetch`: `url` required, `max_chars` 1..=`max_chars_limit`,
+    /// `raw`; and `offset` when paging is on.
+    pub fn fetch(max_chars_limit: usize, paging: bool) -> Self {
+        let mut props = json!({
+            "url": {"type": "string", "description": "The https URL of the page."},
+            "max_chars": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": max_chars_limit,
+                "description": "At most this many characters of text."
+            },
+            "raw": {"type": "boolean", "description": "Render the whole document instead of the main article."}
+        });
+        if paging {
+            props["offset"] = json!({
+                "type": "integer",
+                "minimum": 0,
+                "description": "Character offset into the page text, to continue a long page."
+            });
+        }
+        ToolDescriptor {
+            kind: ToolKind::Fetch,
+            name: "web_fetch".into(),
+            description: FETCH_DESCRIPTION.into(),
+            schema: json!({"type": "object", "properties": props, "required": ["url"]}),
+        }
+    }
+
+    /// `web_search`: the eight fields of contract §9, `query` required;
+    /// the `num_results` / `recency` / `site` aliases when enabled.
+    pub fn search(aliases: bool) -> Self {
+        let hostnames = json!({"type": "array", "items": {"type": "string"}, "maxItems": 20});
+        let mut props = json!({
+            "query": {"type": "string", "maxLength": 400, "description": "The search query."},
+            "count": {"type": "integer", "minimum": 1, "maximum": 20, "description": "How many results."},
+            "freshness": {"type": "string", "enum": ["pd", "pw", "pm", "py"], "description": "Only results from the past day, week, month or year."},
+            "country": {"type": "string", "description": "Country code of the results."},
+            "search_lang": {"type": "string", "description": "Language of the results."},
+            "safesearch": {"type": "string", "enum": ["off", "moderate", "strict"]},
+            "include_domains": hostnames.clone(),
+            "exclude_domains": hostnames
+        });
+        if aliases {
+            props["num_results"] = json!({"type": "integer", "minimum": 1, "description": "How many results (at most 10)."});
+            props["recency"] = json!({"type": "string", "enum": ["day", "week", "month", "year"]});
+            props["site"] = json!({"type": "string", "description": "Only results from this domain, e.g. github.com."});
+        }
+        ToolDescriptor {
+            kind: ToolKind::Search,
+            name: "web_search".into(),
+            description: SEARCH_DESCRIPTION.into(),
+            schema: json!({
+                "type": "object",
+                "properties": props,
+                "required": ["query"],
+                "additionalProperties": false
+            }),
+        }
+    }
+
+    /// Shown under another name.
+    pub fn named(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// Shown with another description.
+    pub fn described(mut self, description: impl Into<String>) -> Self {
+        self.description = description.into();
+        self
+    }
+}

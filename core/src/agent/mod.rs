@@ -1,0 +1,502 @@
+//! The agent layer: what a host puts between these tools and a model.
+//!
+//! - [`envelope`]: the untrusted envelope of contract §11.
+//! - [`descriptor`]: tool names, descriptions and schemas a host binds.
+//! - The peer systems' options of contract §12, each off by default in
+//!   [`AgentOptions`] so that the contract's texts never change unless a
+//!   host asks: [`paging`] by offset, result notes, [`block`]-page
+//!   detection, failure notes, per-run budgets, one-line action summaries,
+//!   [`offer`] (fetch only when a URL is in play), search aliases and a
+//!   numbered list ([`search_view`]), and [`approval`] rules. Domain allow
+//!   and deny lists are part of the [`crate::policy::Policy`], since they
+//!   must hold on every redirect hop.
+//!
+//! [`Toolbox`] puts them together over a [`Fetcher`] and a [`Searcher`];
+//! a [`Run`] is one agent run (one budget).
+
+pub mod approval;
+pub mod block;
+pub mod descriptor;
+pub mod envelope;
+pub mod offer;
+pub mod paging;
+pub mod search_view;
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::args::parse_fetch_args;
+use crate::args::parse_search_args;
+use crate::body::text::truncate_chars;
+use crate::fetch::{FetchOptions, Fetched, Fetcher};
+use crate::messages::{
+    Action, Class, EnvelopeSource, FetchError, Note, OptionError, SearchError, SearchOk, SearchRow,
+};
+use crate::policy::admission::display_form;
+use crate::search::Searcher;
+use crate::tool::Outcome;
+
+pub use descriptor::{ToolDescriptor, ToolKind};
+
+/// A page shorter than this (characters) gets the thin-page note.
+pub const THIN_PAGE_CHARS: usize = 600;
+
+/// The peer systems' budget of searches per run.
+pub const DEFAULT_SEARCH_BUDGET: u32 = 8;
+
+/// Which options are on. `Default` is all off: the contract's behaviour,
+/// text for text.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AgentOptions {
+    /// Wrap ok and soft results in the untrusted envelope.
+    pub envelope: bool,
+    /// Accept `offset` and return long texts as head + marker + tail.
+    pub paging: bool,
+    /// Truncation and thin-page notes in the envelope header.
+    pub result_notes: bool,
+    /// Report block and verification pages as failures.
+    pub block_detection: bool,
+    /// A note on every failed fetch that the page was not read.
+    pub failure_notes: bool,
+    /// Searches per run; the tool is withdrawn when spent.
+    pub search_budget: Option<u32>,
+    /// Fetches per run; likewise.
+    pub fetch_budget: Option<u32>,
+    /// Accept `num_results`, `recency` and `site`.
+    pub search_aliases: bool,
+    /// Render search results as a numbered list instead of JSON.
+    pub numbered_search: bool,
+    /// The name the fetch tool is shown under (default `web_fetch`).
+    pub fetch_name: Option<String>,
+    /// The fetch tool's shown description (default: the contract's).
+    pub fetch_description: Option<String>,
+    /// The name the search tool is shown under (default `web_search`).
+    pub search_name: Option<String>,
+    /// The search tool's shown description (default: the contract's).
+    pub search_description: Option<String>,
+}
+
+impl AgentOptions {
+    /// Every option on, with the peers' defaults (a budget of 8 searches,
+    /// no fetch budget).
+    pub fn all() -> Self {
+        AgentOptions {
+            envelope: true,
+            paging: true,
+            result_notes: true,
+            block_detection: true,
+            failure_notes: true,
+            search_budget: Some(DEFAULT_SEARCH_BUDGET),
+            fetch_budget: None,
+            search_aliases: true,
+            numbered_search: true,
+            ..Default::default()
+        }
+    }
+}
+
+/// What a fetch returned, for a host's records (peer `001`'s metadata).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FetchMeta {
+    /// The URL as requested.
+    pub url: String,
+    /// The final URL, after redirects.
+    pub resolved_url: String,
+    /// The page's title, when it has one.
+    pub title: Option<String>,
+    /// Where the returned text starts, in characters.
+    pub offset: usize,
+    /// Where to continue, when paging left text out.
+    pub next_offset: Option<usize>,
+    /// Whether anything was left out.
+    pub truncated: bool,
+    /// Characters of page text returned.
+    pub returned_length: usize,
+    /// The whole page text's length in characters.
+    pub total_length: usize,
+}
+
+/// One call's answer, ready for a model and for the host.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolReply {
+    /// The tool that ran.
+    pub tool: ToolKind,
+    /// The tool's own outcome: class, kind, id and exact text.
+    pub outcome: Outcome,
+    /// What the model is handed: the text, in the envelope when that
+    /// option is on (ok and soft); the exact message of a hard failure.
+    pub model_text: String,
+    /// Notes for the model (already in the envelope header when it is on).
+    pub notes: Vec<Note>,
+    /// Fetch metadata, on a successful fetch.
+    pub meta: Option<FetchMeta>,
+    /// Search rows, on a successful search.
+    pub rows: Option<Vec<SearchRow>>,
+    /// One line saying what the call did.
+    pub summary: String,
+}
+
+impl ToolReply {
+    /// True for a hard failure (a tool error).
+    pub fn is_error(&self) -> bool {
+        self.outcome.class == Class::Hard
+    }
+}
+
+/// The tools and the options a host chose.
+#[derive(Clone, Debug)]
+pub struct Toolbox {
+    fetcher: Fetcher,
+    searcher: Option<Searcher>,
+    options: AgentOptions,
+}
+
+impl Toolbox {
+    /// `web_fetch`, and `web_search` when a provider is configured.
+    pub fn new(fetcher: Fetcher, searcher: Option<Searcher>, options: AgentOptions) -> Self {
+        Toolbox {
+            fetcher,
+            searcher,
+            options,
+        }
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> &AgentOptions {
+        &self.options
+    }
+
+    /// Every tool offered (search only with a provider), as shown.
+    pub fn descriptors(&self) -> Vec<ToolDescriptor> {
+        let o = &self.options;
+        let mut fetch = ToolDescriptor::fetch(self.fetcher.policy().max_chars, o.paging);
+        if let Some(n) = &o.fetch_name {
+            fetch = fetch.named(n);
+        }
+        if let Some(d) = &o.fetch_description {
+            fetch = fetch.described(d);
+        }
+        let mut out = vec![fetch];
+        if self.searcher.is_some() {
+            let mut search = ToolDescriptor::search(o.search_aliases);
+            if let Some(n) = &o.search_name {
+                search = search.named(n);
+            }
+            if let Some(d) = &o.search_description {
+                search = search.described(d);
+            }
+            out.push(search);
+        }
+        out
+    }
+
+    /// A new run, with fresh budgets.
+    pub fn start_run(self: &Arc<Self>) -> Run {
+        Run {
+            toolbox: Arc::clone(self),
+            searches: AtomicU32::new(0),
+            fetches: AtomicU32::new(0),
+        }
+    }
+}
+
+/// A tool name the toolbox does not offer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownTool(pub String);
+
+impl std::fmt::Display for UnknownTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "unknown tool: {}", self.0)
+    }
+}
+
+/// One agent run: the budgets are counted here. Calls may run concurrently.
+#[derive(Debug)]
+pub struct Run {
+    toolbox: Arc<Toolbox>,
+    searches: AtomicU32,
+    fetches: AtomicU32,
+}
+
+/// Takes one unit of a budget; `Err` when it is already spent, `Ok(true)`
+/// when this call spent the last unit.
+fn take(counter: &AtomicU32, limit: Option<u32>) -> Result<bool, u32> {
+    let Some(limit) = limit else {
+        return Ok(false);
+    };
+    let mut used = counter.load(Ordering::SeqCst);
+    loop {
+        if used >= limit {
+            return Err(limit);
+        }
+        match counter.compare_exchange(used, used + 1, Ordering::SeqCst, Ordering::SeqCst) {
+            Ok(_) => return Ok(used + 1 == limit),
+            Err(now) => used = now,
+        }
+    }
+}
+
+impl Run {
+    /// The tools still offered in this run (a spent budget withdraws its
+    /// tool).
+    pub fn tools(&self) -> Vec<ToolDescriptor> {
+        let o = &self.toolbox.options;
+        let spent =
+            |c: &AtomicU32, l: Option<u32>| l.is_some_and(|l| c.load(Ordering::SeqCst) >= l);
+        self.toolbox
+            .descriptors()
+            .into_iter()
+            .filter(|d| match d.kind {
+                ToolKind::Fetch => !spent(&self.fetches, o.fetch_budget),
+                ToolKind::Search => !spent(&self.searches, o.search_budget),
+            })
+            .collect()
+    }
+
+    /// Calls the tool shown as `name`.
+    pub async fn call(&self, name: &str, args: &Value) -> Result<ToolReply, UnknownTool> {
+        let kind = self
+            .toolbox
+            .descriptors()
+            .into_iter()
+            .find(|d| d.name == name)
+            .map(|d| d.kind)
+            .ok_or_else(|| UnknownTool(name.to_string()))?;
+        Ok(match kind {
+            ToolKind::Fetch => self.fetch(args).await,
+            ToolKind::Search => self.search(args).await,
+        })
+    }
+
+    /// `web_fetch` with the options.
+    pub async fn fetch(&self, args: &Value) -> ToolReply {
+        let tb = &self.toolbox;
+        let o = &tb.options;
+        let mut notes = Vec::new();
+        let requested = args.get("url").and_then(Value::as_str).map(str::to_string);
+        let summary = match &requested {
+            Some(url) => Action::Opened { url }.to_string(),
+            None => Action::TriedToOpen.to_string(),
+        };
+        let finish = |outcome: Outcome, notes: Vec<Note>, meta: Option<FetchMeta>| {
+            self.reply(
+                ToolKind::Fetch,
+                outcome,
+                notes,
+                meta,
+                None,
+                summary.clone(),
+                |_| EnvelopeSource::Page {
+                    url: requested.as_deref().unwrap_or(""),
+                },
+            )
+        };
+        let a = match parse_fetch_args(args, tb.fetcher.policy()) {
+            Ok(a) => a,
+            Err(e) => return finish(FetchError::from(e).into(), notes, None),
+        };
+        let offset = if o.paging {
+            match args.get("offset") {
+                None | Some(Value::Null) => 0,
+                Some(v) => match whole_number(v) {
+                    Some(n) => n,
+                    None => return finish(OptionError::Offset.into(), notes, None),
+                },
+            }
+        } else {
+            0
+        };
+        match take(&self.fetches, o.fetch_budget) {
+            Err(limit) => return finish(OptionError::FetchBudget { limit }.into(), notes, None),
+            Ok(true) => notes.push(Note::FetchBudgetSpent {
+                limit: o.fetch_budget.unwrap_or_default(),
+            }),
+            Ok(false) => {}
+        }
+        let opts = FetchOptions {
+            max_chars: Some(a.max_chars),
+            raw: a.raw,
+            whole: true,
+        };
+        let f = match tb.fetcher.fetch(&a.url, opts).await {
+            Ok(f) => f,
+            Err(e) => {
+                let outcome = Outcome::from(e);
+                if o.failure_notes {
+                    notes.push(Note::NotRead {
+                        reason: outcome.text.clone(),
+                    });
+                }
+                return finish(outcome, notes, None);
+            }
+        };
+        if o.block_detection && block::is_block_page(&f.text) {
+            let url = url::Url::parse(&f.url)
+                .map(|u| display_form(&u))
+                .unwrap_or_else(|_| f.url.clone());
+            let outcome = Outcome::from(OptionError::BlockPage { url });
+            if o.failure_notes {
+                notes.push(Note::NotRead {
+                    reason: outcome.text.clone(),
+                });
+            }
+            return finish(outcome, notes, None);
+        }
+        let total = f.text.chars().count();
+        let (text, cut, next_offset, returned, not_returned) = if o.paging {
+            match paging::page(&f.text, offset, a.max_chars) {
+                Ok(p) => (
+                    p.text,
+                    p.next_offset.is_some(),
+                    p.next_offset,
+                    p.returned_length,
+                    p.not_returned,
+                ),
+                Err(e) => return finish(e.into(), notes, None),
+            }
+        } else {
+            let mut t = f.text.clone();
+            let cut = truncate_chars(&mut t, a.max_chars);
+            let returned = if cut { a.max_chars } else { total };
+            (t, cut, None, returned, total - returned)
+        };
+        let done = Fetched {
+            url: f.url.clone(),
+            truncated: cut || f.truncated,
+            extraction: f.extraction,
+            text,
+            title: f.title.clone(),
+        };
+        if o.result_notes {
+            if cut {
+                notes.push(Note::Truncated {
+                    not_returned,
+                    next_offset,
+                });
+            } else if total < THIN_PAGE_CHARS && !f.truncated {
+                notes.push(Note::Thin { chars: total });
+            }
+        }
+        let meta = FetchMeta {
+            url: a.url.clone(),
+            resolved_url: f.url,
+            title: f.title,
+            offset,
+            next_offset,
+            truncated: done.truncated,
+            returned_length: returned,
+            total_length: total,
+        };
+        finish(Outcome::ok("fetch.ok", done.render()), notes, Some(meta))
+    }
+
+    /// `web_search` with the options. Without a provider, the call is a
+    /// hard failure saying so.
+    pub async fn search(&self, args: &Value) -> ToolReply {
+        let tb = &self.toolbox;
+        let o = &tb.options;
+        let mut notes = Vec::new();
+        let fail = |outcome: Outcome, notes: Vec<Note>, summary: String| {
+            self.reply(
+                ToolKind::Search,
+                outcome,
+                notes,
+                None,
+                None,
+                summary,
+                |_| EnvelopeSource::Search { query: "" },
+            )
+        };
+        let unknown = Action::SearchedTheWeb.to_string();
+        let Some(searcher) = &tb.searcher else {
+            return fail(OptionError::SearchUnavailable.into(), notes, unknown);
+        };
+        let args = if o.search_aliases {
+            match search_view::apply_aliases(args) {
+                Ok(a) => a,
+                Err(e) => return fail(e.into(), notes, unknown),
+            }
+        } else {
+            args.clone()
+        };
+        let accepted = match parse_search_args(&args) {
+            Ok(a) => a,
+            Err(e) => return fail(SearchError::from(e).into(), notes, unknown),
+        };
+        let summary = Action::Searched {
+            query: &accepted.query,
+        }
+        .to_string();
+        match take(&self.searches, o.search_budget) {
+            Err(limit) => return fail(OptionError::SearchBudget { limit }.into(), notes, summary),
+            Ok(true) => notes.push(Note::SearchBudgetSpent {
+                limit: o.search_budget.unwrap_or_default(),
+            }),
+            Ok(false) => {}
+        }
+        let query = accepted.query.clone();
+        match searcher.search(&accepted).await {
+            Ok(rows) => {
+                let text = if o.numbered_search {
+                    search_view::numbered(&query, &rows)
+                } else {
+                    SearchOk {
+                        query: &query,
+                        rows: &rows,
+                    }
+                    .to_string()
+                };
+                self.reply(
+                    ToolKind::Search,
+                    Outcome::ok("search.ok", text),
+                    notes,
+                    None,
+                    Some(rows),
+                    summary,
+                    |_| EnvelopeSource::Search { query: &query },
+                )
+            }
+            Err(e) => fail(e.into(), notes, summary),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn reply<'s>(
+        &self,
+        tool: ToolKind,
+        outcome: Outcome,
+        notes: Vec<Note>,
+        meta: Option<FetchMeta>,
+        rows: Option<Vec<SearchRow>>,
+        summary: String,
+        source: impl FnOnce(&Outcome) -> EnvelopeSource<'s>,
+    ) -> ToolReply {
+        let model_text = if self.toolbox.options.envelope && outcome.class != Class::Hard {
+            envelope::wrap(&outcome.text, source(&outcome), &notes)
+        } else {
+            outcome.text.clone()
+        };
+        ToolReply {
+            tool,
+            outcome,
+            model_text,
+            notes,
+            meta,
+            rows,
+            summary,
+        }
+    }
+}
+
+/// A JSON whole number ≥ 0 (5 and 5.0 alike), as the contract reads them.
+fn whole_number(v: &Value) -> Option<usize> {
+    if let Some(n) = v.as_u64() {
+        return usize::try_from(n).ok();
+    }
+    let f = v.as_f64()?;
+    (f.fract() == 0.0 && f >= 0.0 && f <= usize::MAX as f64).then_some(f as usize)
+}
