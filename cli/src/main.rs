@@ -6,11 +6,14 @@
 //! - `check URL`, `check-ip ADDRESS`: admission and the blocked table,
 //!   without network.
 //! - `extract FILE`: the same extraction `web_fetch` runs, on a local file.
+//! - `mcp`: both tools over MCP on stdio (see [`mcp`]).
 //!
 //! Exit 64 is bad usage. Every decision is the library's; this file only
 //! reads options and prints.
 
 #![forbid(unsafe_code)]
+
+mod mcp;
 
 use std::collections::HashMap;
 use std::io::Read as _;
@@ -20,12 +23,13 @@ use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
 use serde_json::{json, Value};
+use webgate::agent::{AgentOptions, Toolbox};
 use webgate::audit::AuditSettings;
 use webgate::extract::{render_page_as, Style};
 use webgate::fetch::Fetcher;
 use webgate::messages::{Class, FetchError};
 use webgate::net::{ConnectTo, HickoryResolve, Resolve, StaticResolve, TcpDial, TlsSettings};
-use webgate::policy::{admit, check, Policy, Verdict};
+use webgate::policy::{admit, check, DomainRules, Policy, Verdict};
 use webgate::search::client::Client;
 use webgate::search::providers::{configure, SearchSettings};
 use webgate::search::Searcher;
@@ -53,6 +57,8 @@ enum Command {
         arguments: String,
         #[command(flatten)]
         net: NetOptions,
+        #[command(flatten)]
+        policy: PolicyOptions,
         #[command(flatten)]
         provider: ProviderOptions,
         #[command(flatten)]
@@ -110,10 +116,28 @@ enum Command {
         #[command(flatten)]
         net: NetOptions,
         #[command(flatten)]
+        policy: PolicyOptions,
+        #[command(flatten)]
         audit: AuditOptions,
         /// Print one JSON object: {"class", "kind", "text"}.
         #[arg(long)]
         json: bool,
+    },
+    /// Serve web_fetch and web_search over MCP on stdio (one session is one
+    /// agent run). Results come inside the untrusted envelope; search is
+    /// offered when a provider is configured (WEBGATE_SEARCH_*).
+    Mcp {
+        #[command(flatten)]
+        net: NetOptions,
+        #[command(flatten)]
+        policy: PolicyOptions,
+        #[command(flatten)]
+        provider: ProviderOptions,
+        #[command(flatten)]
+        agent: AgentFlags,
+        /// Write tracing events to stderr under this filter.
+        #[arg(long, value_name = "FILTER")]
+        log: Option<String>,
     },
     /// Run URL admission only (no network) and print `admit` or the exact
     /// refusal text. Exit 0 admitted, 1 soft refusal, 2 hard refusal.
@@ -174,6 +198,111 @@ struct NetOptions {
     /// Also trust the certificates in this PEM file.
     #[arg(long, value_name = "PEM")]
     ca_file: Option<String>,
+}
+
+/// Host policy beyond the contract's defaults (never from a prompt).
+#[derive(Args, Debug, Clone, Default)]
+struct PolicyOptions {
+    /// The character limit (the maximum of `max_chars`; default 40000).
+    #[arg(long = "max-chars-limit", env = "WEBGATE_MAX_CHARS", value_name = "N")]
+    max_chars_limit: Option<usize>,
+    /// Fetch only these domains and their subdomains (repeatable, or a
+    /// comma-separated list in the environment); checked on every hop.
+    #[arg(
+        long = "allow-domain",
+        env = "WEBGATE_ALLOW_DOMAINS",
+        value_delimiter = ','
+    )]
+    allow_domains: Vec<String>,
+    /// Never fetch these domains or their subdomains; checked on every hop.
+    #[arg(
+        long = "deny-domain",
+        env = "WEBGATE_DENY_DOMAINS",
+        value_delimiter = ','
+    )]
+    deny_domains: Vec<String>,
+}
+
+impl PolicyOptions {
+    fn policy(&self) -> Result<Policy, String> {
+        let mut p = Policy::default();
+        if let Some(n) = self.max_chars_limit {
+            if n == 0 {
+                return Err("--max-chars-limit must be at least 1".into());
+            }
+            p.max_chars = n;
+        }
+        p.domains = DomainRules::new(&self.allow_domains, &self.deny_domains)
+            .map_err(|e| format!("--allow-domain / --deny-domain: {e}"))?;
+        Ok(p)
+    }
+}
+
+/// The agent layer's options for `mcp` (contract §11 and §12).
+#[derive(Args, Debug, Clone, Default)]
+struct AgentFlags {
+    /// Hand results over without the untrusted envelope (not advised).
+    #[arg(long)]
+    no_envelope: bool,
+    /// Every peer option on, with the peers' defaults (budget of 8 searches).
+    #[arg(long)]
+    peer_options: bool,
+    /// Accept `offset` and page long texts (head, marker, tail).
+    #[arg(long)]
+    paging: bool,
+    /// Truncation and thin-page notes.
+    #[arg(long)]
+    notes: bool,
+    /// Report verification and block pages as failures.
+    #[arg(long)]
+    block_detection: bool,
+    /// Tell the model, on a failed fetch, that it did not read the page.
+    #[arg(long)]
+    failure_notes: bool,
+    /// Searches per session; the tool is withdrawn when spent.
+    #[arg(long, env = "WEBGATE_SEARCH_BUDGET", value_name = "N")]
+    search_budget: Option<u32>,
+    /// Fetches per session; likewise.
+    #[arg(long, env = "WEBGATE_FETCH_BUDGET", value_name = "N")]
+    fetch_budget: Option<u32>,
+    /// Accept `num_results`, `recency` and `site` in searches.
+    #[arg(long)]
+    search_aliases: bool,
+    /// Search results as a numbered list instead of JSON.
+    #[arg(long)]
+    numbered_search: bool,
+    /// Show web_fetch under this name.
+    #[arg(long, value_name = "NAME")]
+    fetch_name: Option<String>,
+    /// Show web_search under this name.
+    #[arg(long, value_name = "NAME")]
+    search_name: Option<String>,
+}
+
+impl AgentFlags {
+    fn options(&self) -> AgentOptions {
+        let mut o = if self.peer_options {
+            AgentOptions::all()
+        } else {
+            AgentOptions::default()
+        };
+        o.envelope = !self.no_envelope;
+        o.paging |= self.paging;
+        o.result_notes |= self.notes;
+        o.block_detection |= self.block_detection;
+        o.failure_notes |= self.failure_notes;
+        o.search_aliases |= self.search_aliases;
+        o.numbered_search |= self.numbered_search;
+        if self.search_budget.is_some() {
+            o.search_budget = self.search_budget;
+        }
+        if self.fetch_budget.is_some() {
+            o.fetch_budget = self.fetch_budget;
+        }
+        o.fetch_name = self.fetch_name.clone();
+        o.search_name = self.search_name.clone();
+        o
+    }
 }
 
 /// What the call leaves behind for the operator: never tool output.
@@ -245,6 +374,7 @@ fn main() -> ExitCode {
             tool,
             arguments,
             net,
+            policy,
             provider,
             audit,
             json,
@@ -257,7 +387,7 @@ fn main() -> ExitCode {
                 return usage(&e);
             }
             match tool.as_str() {
-                "web_fetch" => run_fetch(&net, &audit, json, args),
+                "web_fetch" => run_fetch(&net, &policy, &audit, json, args),
                 "web_search" => run_search(&net, &provider, &audit, json, args),
                 other => usage(&format!(
                     "unknown tool {other:?} (known: web_fetch, web_search)"
@@ -308,6 +438,7 @@ fn main() -> ExitCode {
             max_chars,
             raw,
             net,
+            policy,
             audit,
             json,
         } => {
@@ -318,7 +449,23 @@ fn main() -> ExitCode {
             if let Some(m) = max_chars {
                 args["max_chars"] = json!(m);
             }
-            run_fetch(&net, &audit, json, args)
+            run_fetch(&net, &policy, &audit, json, args)
+        }
+        Command::Mcp {
+            net,
+            policy,
+            provider,
+            agent,
+            log,
+        } => {
+            let logging = AuditOptions {
+                log,
+                ..Default::default()
+            };
+            if let Err(e) = logging.init_log() {
+                return usage(&e);
+            }
+            run_mcp(&net, &policy, &provider, &agent)
         }
         Command::Extract {
             file,
@@ -372,7 +519,11 @@ fn parse_connect_to(s: &str) -> Result<(SocketAddr, SocketAddr), String> {
     Ok((parse(a)?, parse(b)?))
 }
 
-fn build_fetcher(net: &NetOptions, audit: AuditSettings) -> Result<Fetcher, String> {
+fn build_fetcher(
+    net: &NetOptions,
+    policy: &PolicyOptions,
+    audit: AuditSettings,
+) -> Result<Fetcher, String> {
     let dns: Option<Arc<dyn Resolve>> = match net.dns_server {
         Some(addr) => Some(Arc::new(HickoryResolve::server(addr)?)),
         // Without a system configuration, only --resolve answers.
@@ -402,7 +553,7 @@ fn build_fetcher(net: &NetOptions, audit: AuditSettings) -> Result<Fetcher, Stri
         .collect::<Result<Vec<_>, _>>()?;
     let tls = tls_settings(net)?;
     Fetcher::builder()
-        .policy(Policy::default())
+        .policy(policy.policy()?)
         .resolver(resolver)
         .dialer(Arc::new(ConnectTo::new(map, TcpDial)))
         .tls(tls)
@@ -410,8 +561,14 @@ fn build_fetcher(net: &NetOptions, audit: AuditSettings) -> Result<Fetcher, Stri
         .build()
 }
 
-fn run_fetch(net: &NetOptions, audit: &AuditOptions, json: bool, args: Value) -> ExitCode {
-    let fetcher = match build_fetcher(net, audit.settings()) {
+fn run_fetch(
+    net: &NetOptions,
+    policy: &PolicyOptions,
+    audit: &AuditOptions,
+    json: bool,
+    args: Value,
+) -> ExitCode {
+    let fetcher = match build_fetcher(net, policy, audit.settings()) {
         Ok(f) => f,
         Err(e) => return usage(&e),
     };
@@ -423,6 +580,60 @@ fn run_fetch(net: &NetOptions, audit: &AuditOptions, json: bool, args: Value) ->
         eprintln!("{}", record.to_json_line());
     }
     print_outcome(&outcome, json)
+}
+
+fn run_mcp(
+    net: &NetOptions,
+    policy: &PolicyOptions,
+    provider: &ProviderOptions,
+    agent: &AgentFlags,
+) -> ExitCode {
+    let fetcher = match build_fetcher(net, policy, AuditSettings::default()) {
+        Ok(f) => f,
+        Err(e) => return usage(&e),
+    };
+    let tls = match tls_settings(net) {
+        Ok(t) => t,
+        Err(e) => return usage(&e),
+    };
+    let Some(rt) = runtime() else {
+        return ExitCode::FAILURE;
+    };
+    let settings = search_settings(provider);
+    let served = rt.block_on(async {
+        let searcher = match Client::new(Policy::default(), &tls)
+            .and_then(|client| configure(&settings, client))
+        {
+            Ok(p) => Some(Searcher::new(p)),
+            Err(why) => {
+                // Not an error: the server offers web_fetch alone.
+                eprintln!("webgate mcp: web_search not offered: {why}");
+                None
+            }
+        };
+        let toolbox = Arc::new(Toolbox::new(fetcher, searcher, agent.options()));
+        mcp::serve(toolbox).await
+    });
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("webgate {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The search provider settings of the flags and the environment.
+fn search_settings(provider: &ProviderOptions) -> SearchSettings {
+    let env = |k: &str| std::env::var(k).ok();
+    SearchSettings {
+        provider: provider
+            .provider
+            .clone()
+            .or_else(|| env("WEBGATE_SEARCH_PROVIDER")),
+        endpoint: env("WEBGATE_SEARCH_ENDPOINT"),
+        key: env("WEBGATE_SEARCH_KEY"),
+    }
 }
 
 /// The runtime the network commands run on (a failure is reported here).
@@ -457,15 +668,7 @@ fn run_search(
     json: bool,
     args: Value,
 ) -> ExitCode {
-    let env = |k: &str| std::env::var(k).ok();
-    let settings = SearchSettings {
-        provider: provider
-            .provider
-            .clone()
-            .or_else(|| env("WEBGATE_SEARCH_PROVIDER")),
-        endpoint: env("WEBGATE_SEARCH_ENDPOINT"),
-        key: env("WEBGATE_SEARCH_KEY"),
-    };
+    let settings = search_settings(provider);
     let tls = match tls_settings(net) {
         Ok(t) => t,
         Err(e) => return usage(&e),

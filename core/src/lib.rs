@@ -1,23 +1,59 @@
 //! # webgate
 //!
 //! A trusted egress layer for AI agents. It gives an agent two tools,
-//! `web_fetch` and `web_search`, whose every behaviour and message is fixed
-//! by the contract (`vectors/messages.tsv` holds every text).
+//! `web_fetch` (one https page back as markdown or text under a provenance
+//! header) and `web_search` (results as compact JSON from a provider),
+//! whose every behaviour and message is fixed by the contract
+//! (`vectors/messages.tsv` holds every text). The [`manual`] explains the
+//! threat model and every default.
 //!
-//! ## In scope today
+//! ## Modules
 //!
-//! - [`policy`]: the pure policy core. URL admission (the five rules),
-//!   the compiled blocked-address table with [`policy::VettedAddr`], the
-//!   redirect-hop rule, and the host's [`policy::Policy`].
-//! - [`args`]: argument parsing for both tools from the model's JSON.
-//! - [`messages`]: every text the contract pins, written once.
-//!
-//! ## Out of scope of this crate's pure core
-//!
-//! Opening sockets, TLS and HTTP belong to the IO loop (the `net` seams),
-//! which is built on top of these pure functions and never bypasses them.
+//! - [`fetch`]: the `web_fetch` tool ([`fetch::Fetcher`]): admission,
+//!   resolution, vetting, TLS, redirects by hand, bodies, extraction.
+//! - [`search`]: the `web_search` tool ([`search::Searcher`]) over a
+//!   provider (gateway, Brave, SearXNG, Tavily, or your own).
+//! - [`agent`]: what sits between the tools and a model: the untrusted
+//!   envelope, tool descriptors, and the peer systems' options.
+//! - [`audit`]: a typed record of every egress decision, and `tracing`
+//!   events.
+//! - [`policy`]: the pure policy core: URL admission, the compiled
+//!   blocked-address table ([`policy::VettedAddr`]), the redirect-hop rule,
+//!   the host's [`policy::Policy`].
+//! - [`args`], [`body`], [`extract`], [`messages`], [`net`], [`tool`]: the
+//!   argument rules, the body pipeline, HTML extraction, every text, the
+//!   Resolve and Dial seams, and the outcome type.
 //!
 //! ## Getting started
+//!
+//! Build the tools once, then hand each model call's JSON arguments over
+//! and give the model `model_text` back:
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use serde_json::json;
+//! use webgate::agent::{AgentOptions, Toolbox};
+//! use webgate::fetch::Fetcher;
+//!
+//! # async fn demo() -> Result<(), String> {
+//! let fetcher = Fetcher::builder().build()?; // the contract's policy, system DNS
+//! let mut options = AgentOptions::default();
+//! options.envelope = true; // quote results as untrusted text
+//! let toolbox = Arc::new(Toolbox::new(fetcher, None, options));
+//! for tool in toolbox.descriptors() {
+//!     println!("offer {} — {}", tool.name, tool.description);
+//! }
+//! let run = toolbox.start_run();
+//! let reply = run
+//!     .call("web_fetch", &json!({"url": "https://example.com/"}))
+//!     .await
+//!     .map_err(|e| e.to_string())?;
+//! println!("{}", reply.model_text);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! The policy core needs no network and no runtime:
 //!
 //! ```
 //! use webgate::messages::Refusal;
@@ -45,6 +81,7 @@ pub mod audit;
 pub mod body;
 pub mod extract;
 pub mod fetch;
+pub mod manual;
 pub mod messages;
 pub mod net;
 pub mod policy;

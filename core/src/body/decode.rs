@@ -2,7 +2,7 @@
 //!
 //! A body arrives as chunks and is pushed through a stack of decoders, one
 //! per `Content-Encoding` coding (undone in reverse order), into a
-//! [`Collector`] that counts inflated bytes *as they are produced*. Every
+//! `Collector` that counts inflated bytes *as they are produced*. Every
 //! decoder step writes at most [`SCRATCH`] bytes before the collector sees
 //! them, so a decompression bomb is refused at most one step past the cap
 //! and memory stays the cap plus a small constant per stage.

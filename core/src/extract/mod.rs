@@ -1,5 +1,5 @@
-//! HTML to text (contract §8): html5ever parses the page, [`article`]
-//! picks the main article, [`render`] writes markdown or plain text.
+//! HTML to text (contract §8): html5ever parses the page, `article`
+//! picks the main article, `render` writes markdown or plain text.
 //!
 //! The header logic lives here too: with `raw` false the article is
 //! rendered (`readability`), unless it is under 100 bytes after trimming,

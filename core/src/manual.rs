@@ -1,0 +1,90 @@
+//! # The webgate manual: threat model and defaults
+//!
+//! This module holds no code; it is the documentation a host reads before
+//! handing these tools to a model.
+//!
+//! ## Threat model
+//!
+//! The model is not trusted, and neither is anything it reads. A prompt
+//! injected into a page or a search result can make the model ask for any
+//! URL, with any arguments, as often as it likes. webgate therefore treats
+//! every argument as hostile and every byte from the network as hostile:
+//!
+//! - **Server-side request forgery.** The model must never reach the
+//!   host's own network: loopback, private ranges, link-local cloud
+//!   metadata (`169.254.169.254`, `fd00:ec2::254`), carrier-grade NAT, or
+//!   any other special-purpose range. URLs are admitted by five fixed rules
+//!   before any network access ([`crate::policy::admit`]): https only, no
+//!   userinfo, ports 80 and 443, no IP-literal hosts in any notation (the
+//!   WHATWG parser decides what a host is, so `0x7f.1`, `2130706433` and
+//!   `[::ffff:127.0.0.1]` are all caught as literals). Every address a name
+//!   resolves to is judged by a table compiled from the IANA
+//!   special-purpose registries ([`crate::policy::check`]); only a
+//!   [`crate::policy::VettedAddr`] can be dialled, so no code path can
+//!   connect to a blocked address. Names are resolved afresh for every
+//!   request and every redirect hop, with no cache, so DNS rebinding gains
+//!   nothing: the address that is dialled is the address that was vetted.
+//! - **Redirects.** Followed by hand (at most 5), each hop re-admitted and
+//!   re-resolved; `https` to `http` is refused.
+//! - **Hostile servers.** Time limits (5 s connect, 20 s per request),
+//!   a body cap of 8 MiB counted *after* decompression as bytes are
+//!   produced (a 1 GiB gzip bomb stops after at most one decoder step past
+//!   the cap), bounded header and coding stacks, and a body that breaks
+//!   off is an error, never partial text.
+//! - **Prompt injection in results.** Every result is third-party text.
+//!   With the envelope on ([`crate::agent::envelope`]), results reach the
+//!   model between markers carrying a fresh random tag, under a header that
+//!   says the text is quoted material, not instructions; a page cannot
+//!   close the quote because it cannot know the tag.
+//! - **Hosts' secrets.** The search provider's endpoint and key come from
+//!   the host, never from arguments. Audit records redact query strings and
+//!   userinfo unless the host opts in ([`crate::audit::AuditSettings`]).
+//!
+//! Out of scope: what the model does with true information, JavaScript
+//! rendering (pages are read as served), and the host's own outbound
+//! proxying (proxy variables are ignored on purpose: they would move the
+//! connection away from the vetted address).
+//!
+//! ## Defaults (contract §10) and why
+//!
+//! | setting | default | why |
+//! |---|---|---|
+//! | schemes | https | plain http can be rewritten by anyone on the path |
+//! | ports | 80, 443 | other ports are where internal services listen |
+//! | character limit | 40,000 | a page, not a book, per call |
+//! | body cap | 8,388,608 bytes after inflation | bounds memory per fetch |
+//! | connect limit | 5 s | a dead address should fail fast |
+//! | request limit | 20 s | per hop, lookup to last byte |
+//! | redirects | 5 | loops end; real chains are shorter |
+//! | User-Agent | `harness-webfetch/0.0` | fixed by the contract |
+//! | search | 30 s, 262,144 bytes, 2,000-byte error cut | one bounded exchange |
+//!
+//! A per-call argument can only ask for less (`max_chars`). The blocked
+//! table is not a setting. A host may add domain allow and deny lists
+//! ([`crate::policy::DomainRules`]), checked on every hop.
+//!
+//! ## The agent layer's options (contract §12), all off by default
+//!
+//! | option | what it does |
+//! |---|---|
+//! | `envelope` | results quoted between tagged markers (on in `webgate mcp`) |
+//! | `paging` | an `offset` argument; long texts as head (4/5), marker, tail (1/5) |
+//! | `result_notes` | truncation note (how much was not returned), thin-page note (< 600 chars) |
+//! | `block_detection` | short pages with "verify you are human", "captcha", … are failures |
+//! | `failure_notes` | a failed fetch tells the model it did not read the page |
+//! | `search_budget`, `fetch_budget` | calls per run; the tool is withdrawn when spent |
+//! | `search_aliases` | `num_results` (≤ 10), `recency`, `site` |
+//! | `numbered_search` | results as a numbered list instead of JSON |
+//!
+//! Helpers the host calls itself: [`crate::agent::offer::offer_fetch`]
+//! (offer `web_fetch` only when a URL is in the last 3 user messages),
+//! [`crate::agent::approval::ApprovalRule`] (approvals widen to an exact
+//! origin, never a prefix), and each [`crate::agent::ToolReply`]'s
+//! one-line `summary`.
+//!
+//! ## Seams
+//!
+//! [`crate::net::Resolve`] and [`crate::net::Dial`] are where tests (and
+//! hosts with their own DNS or sockets) plug in. Neither can switch the
+//! policy off: answers are still vetted, and `Dial` receives only vetted
+//! addresses.
