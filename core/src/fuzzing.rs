@@ -87,3 +87,12 @@ pub fn table_range(ip: std::net::IpAddr) -> Option<String> {
         Verdict::Deny { range, .. } => Some(range.to_string()),
     }
 }
+
+/// The deepest element extraction's tree keeps.
+pub const MAX_TREE_DEPTH: usize = crate::extract::MAX_TREE_DEPTH;
+
+/// The depth of the tree extraction builds for `html` (for tests of the
+/// depth cap).
+pub fn tree_depth(html: &str) -> usize {
+    crate::extract::tree_depth(html)
+}

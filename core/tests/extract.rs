@@ -15,35 +15,97 @@ fn md(html: &str, raw: bool) -> String {
     render_page_as(html, &base(), raw, Style::Markdown).0
 }
 
-/// No walk of ours recurses: a small stack survives deep nesting. (The
-/// depth is 10,000, not 100,000: html5ever's tree builder scans its stack
-/// of open elements on every start tag, so its time grows with the square
-/// of the depth — see the notes on the extraction issue.)
+/// No walk of ours recurses, and the tree builder's depth is capped: a
+/// page nested 100,000 levels deep renders on a small stack, its text in
+/// order, and the tree it builds is at most `MAX_DEPTH` deep (so the
+/// builder's stack scans stay short and parsing stays linear).
 #[test]
 fn deep_nesting_does_not_overflow() {
-    let depth = 10_000;
+    let depth = 100_000;
     let html = format!(
-        "{}<p>deep text here</p>{}",
+        "<p>start</p>{}<p>deep text here</p>{}<p>end</p>",
         "<div>".repeat(depth),
         "</div>".repeat(depth)
     );
+    assert!(webgate::fuzzing::tree_depth(&html) <= webgate::fuzzing::MAX_TREE_DEPTH + 4);
     // Run on a thread with a small stack: any recursion proportional to
     // depth would overflow it.
     let t = std::thread::Builder::new()
         .stack_size(256 * 1024)
         .spawn(move || md(&html, true))
         .unwrap();
-    assert_eq!(t.join().unwrap(), "deep text here");
+    assert_eq!(t.join().unwrap(), "start\n\ndeep text here\n\nend");
+    for html in [
+        format!(
+            "{}x{}",
+            "<b><i>".repeat(depth / 2),
+            "</i></b>".repeat(depth / 2)
+        ),
+        format!("{}x", "<span>".repeat(depth)),
+        format!("{}x", "<table><tr><td>".repeat(depth / 3)),
+        format!("{}x", "<ul><li>".repeat(depth / 2)),
+    ] {
+        assert!(webgate::fuzzing::tree_depth(&html) <= webgate::fuzzing::MAX_TREE_DEPTH + 4);
+        let t = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || md(&html, true))
+            .unwrap();
+        assert!(t.join().unwrap().contains('x'));
+    }
+}
+
+/// Below the cap, nothing is flattened: 400 levels keep their structure.
+#[test]
+fn ordinary_depth_is_untouched() {
     let html = format!(
-        "{}x{}",
-        "<b><i>".repeat(depth / 2),
-        "</i></b>".repeat(depth / 2)
+        "{}<blockquote>q</blockquote>{}",
+        "<div>".repeat(400),
+        "</div>".repeat(400)
     );
-    let t = std::thread::Builder::new()
-        .stack_size(256 * 1024)
-        .spawn(move || md(&html, true))
-        .unwrap();
-    assert!(t.join().unwrap().contains('x'));
+    assert!(webgate::fuzzing::tree_depth(&html) > 400);
+    assert_eq!(md(&html, true), "> q");
+}
+
+/// Every fixture of `vectors/rendering/`: the page and its expected
+/// renderings, letter for letter.
+#[test]
+fn rendering_fixtures() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../vectors/rendering");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("vectors/rendering")
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let mut checked = 0;
+    for name in &names {
+        let Some(stem) = name.strip_suffix(".html") else {
+            let stem = name.split('.').next().unwrap();
+            assert!(
+                name == "README.md" || names.contains(&format!("{stem}.html")),
+                "{name} has no {stem}.html"
+            );
+            continue;
+        };
+        let html = std::fs::read_to_string(dir.join(name)).unwrap();
+        assert!(
+            names.contains(&format!("{stem}.md")),
+            "{name} has no {stem}.md"
+        );
+        for (suffix, raw, style) in [
+            ("md", true, Style::Markdown),
+            ("txt", true, Style::Plain),
+            ("readability.md", false, Style::Markdown),
+            ("readability.txt", false, Style::Plain),
+        ] {
+            let Ok(want) = std::fs::read_to_string(dir.join(format!("{stem}.{suffix}"))) else {
+                continue;
+            };
+            let got = render_page_as(&html, &base(), raw, style).0;
+            assert_eq!(format!("{got}\n"), want, "{stem}.{suffix}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 40, "only {checked} fixtures checked");
 }
 
 #[test]
@@ -151,4 +213,13 @@ proptest! {
         let html = String::from_utf8_lossy(&bytes);
         let _ = render_page_as(&html, &base(), false, Style::Markdown);
     }
+}
+
+#[test]
+fn a_meta_charset_does_not_stop_the_parse() {
+    // html5ever reports the declared encoding and pauses; parsing must go on.
+    let html = "<html><head><meta charset=\"utf-8\">\n<meta name=x></head><body><p>hello world</p></body></html>";
+    let (text, _) =
+        webgate::extract::render_page(html, &url::Url::parse("https://a.example/").unwrap(), true);
+    assert_eq!(text.trim(), "hello world");
 }

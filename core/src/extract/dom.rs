@@ -2,9 +2,9 @@
 //! document order, with the statistics extraction needs (text length, link
 //! text length, commas), computed without recursion.
 
-use html5ever::tendril::TendrilSink;
-use html5ever::{local_name, parse_document, LocalName, ParseOpts};
-use markup5ever_rcdom::{Handle, NodeData, RcDom};
+use html5ever::{local_name, LocalName};
+
+use super::sink;
 
 /// Node index in document order; 0 is the document.
 pub type Id = usize;
@@ -40,6 +40,34 @@ pub struct Node {
 }
 
 impl Node {
+    /// A node not yet in the tree.
+    pub fn new(kind: Kind, attrs: Vec<(String, String)>) -> Node {
+        let mut n = Node {
+            kind,
+            parent: None,
+            children: Vec::new(),
+            class_id: String::new(),
+            attrs,
+            junk: false,
+            text_len: 0,
+            link_len: 0,
+            commas: 0,
+        };
+        n.refresh_class_id();
+        n
+    }
+
+    /// Recomputes `class_id` from the attributes.
+    pub fn refresh_class_id(&mut self) {
+        let c = self.attr("class").unwrap_or("");
+        let i = self.attr("id").unwrap_or("");
+        self.class_id = if c.is_empty() && i.is_empty() {
+            String::new()
+        } else {
+            format!("{c} {i}").to_ascii_lowercase()
+        };
+    }
+
     pub fn tag(&self) -> Option<&str> {
         match &self.kind {
             Kind::Element(n) => Some(n),
@@ -142,76 +170,31 @@ fn visible_len(s: &str) -> usize {
 impl Doc {
     /// Parses `html` (html5ever never fails: any input is a document).
     pub fn parse(html: &str) -> Doc {
-        let dom = parse_document(RcDom::default(), ParseOpts::default()).one(html);
-        let mut nodes: Vec<Node> = Vec::new();
+        let mut nodes = sink::parse(html);
         let mut body = None;
         let mut title = String::new();
-        // Iterative pre-order walk: (handle, parent, inherited junk).
-        let mut stack: Vec<(Handle, Option<Id>, bool)> = vec![(dom.document.clone(), None, false)];
-        while let Some((h, parent, junk_above)) = stack.pop() {
-            let id = nodes.len();
-            let (kind, attrs, own_junk) = match &h.data {
-                NodeData::Element { name, attrs, .. } => {
-                    let attrs: Vec<(String, String)> = attrs
-                        .borrow()
-                        .iter()
-                        .map(|a| (a.name.local.to_string(), a.value.to_string()))
-                        .collect();
-                    let junk = is_junk_tag(&name.local) || is_hidden(&attrs);
-                    if name.local == local_name!("body") && body.is_none() {
-                        body = Some(id);
-                    }
-                    if name.local == local_name!("title") && title.is_empty() {
-                        let kids = h.children.borrow();
-                        for k in kids.iter() {
-                            if let NodeData::Text { contents } = &k.data {
-                                title.push_str(&contents.borrow());
-                            }
-                        }
-                        title = title.split_whitespace().collect::<Vec<_>>().join(" ");
-                    }
-                    (Kind::Element(name.local.clone()), attrs, junk)
-                }
-                NodeData::Text { contents } => {
-                    (Kind::Text(contents.borrow().to_string()), Vec::new(), false)
-                }
-                _ => (Kind::Other, Vec::new(), false),
+        // Document order: parents come before children, so one forward
+        // pass inherits junk and finds the body and the title.
+        for id in 0..nodes.len() {
+            let inherited = nodes[id].parent.is_some_and(|p| nodes[p].junk);
+            let n = &nodes[id];
+            let own = match &n.kind {
+                Kind::Element(name) => is_junk_tag(name) || is_hidden(&n.attrs),
+                _ => false,
             };
-            let class_id = {
-                let get = |k: &str| {
-                    attrs
-                        .iter()
-                        .find(|(n, _)| n == k)
-                        .map(|(_, v)| v.as_str())
-                        .unwrap_or("")
-                };
-                let c = get("class");
-                let i = get("id");
-                if c.is_empty() && i.is_empty() {
-                    String::new()
-                } else {
-                    format!("{c} {i}").to_ascii_lowercase()
+            if body.is_none() && n.tag() == Some("body") {
+                body = Some(id);
+            }
+            if title.is_empty() && n.tag() == Some("title") {
+                let mut t = String::new();
+                for &k in &n.children {
+                    if let Kind::Text(s) = &nodes[k].kind {
+                        t.push_str(s);
+                    }
                 }
-            };
-            let junk = junk_above || own_junk;
-            nodes.push(Node {
-                kind,
-                parent,
-                children: Vec::new(),
-                class_id,
-                attrs,
-                junk,
-                text_len: 0,
-                link_len: 0,
-                commas: 0,
-            });
-            if let Some(p) = parent {
-                nodes[p].children.push(id);
+                title = t.split_whitespace().collect::<Vec<_>>().join(" ");
             }
-            let kids = h.children.borrow();
-            for c in kids.iter().rev() {
-                stack.push((c.clone(), Some(id), junk));
-            }
+            nodes[id].junk = inherited || own;
         }
         // Children were pushed in reverse and popped in order, so ids are
         // in document order and every child id is greater than its parent's:
@@ -242,7 +225,6 @@ impl Doc {
             }
             sum_stats(&mut nodes);
         }
-        drop(dom);
         Doc {
             body: body.unwrap_or(0),
             nodes,

@@ -11,6 +11,7 @@
 mod article;
 mod dom;
 mod render;
+mod sink;
 
 use url::Url;
 
@@ -65,4 +66,20 @@ pub fn extract_page(html: &str, base: &Url, raw: bool, style: Style) -> Page {
         extraction: Extraction::RawHtml,
         title,
     }
+}
+
+/// The deepest element the parsed tree keeps (see `sink`).
+pub(crate) const MAX_TREE_DEPTH: usize = sink::MAX_DEPTH;
+
+/// The depth of the deepest node of the tree `html` parses to.
+pub(crate) fn tree_depth(html: &str) -> usize {
+    let doc = dom::Doc::parse(html);
+    // Document order: a parent's depth is known before its children's.
+    let mut depth = vec![0usize; doc.nodes.len()];
+    for (id, n) in doc.nodes.iter().enumerate() {
+        if let Some(p) = n.parent {
+            depth[id] = depth[p] + 1;
+        }
+    }
+    depth.into_iter().max().unwrap_or(0)
 }

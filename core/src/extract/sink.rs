@@ -1,0 +1,409 @@
+//! html5ever's tree builder feeding the flat view directly.
+//!
+//! Why not markup5ever_rcdom: a reference-counted tree per node, then a
+//! copy into the flat view, held the page twice (a million sibling
+//! elements peaked near 800 MB). Here the tree builder's callbacks write
+//! [`Node`]s into one vector; nodes the builder moves (foster parenting,
+//! the adoption agency) are moved by index, and one pass at the end puts
+//! the vector in document order, in place.
+//!
+//! Why a depth cap: html5ever's tree builder scans its stack of open
+//! elements on many start tags, so a page nested N levels deep costs N²
+//! (100,000 levels: minutes). Browsers cap the tree's depth (Chromium at
+//! 512); here a start tag that would open an element deeper than
+//! [`MAX_DEPTH`] is dropped, with its matching end tag, before the tree
+//! builder sees it — its text and children still arrive, one level up.
+//! The builder's stack then stays short and parsing stays linear.
+
+use std::borrow::Cow;
+use std::cell::{Cell, RefCell};
+
+use html5ever::interface::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::{
+    BufferQueue, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
+};
+use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
+use html5ever::{local_name, Attribute, LocalName, Namespace, QualName};
+
+use super::dom::{Id, Kind, Node};
+
+/// The deepest element the tree keeps.
+pub const MAX_DEPTH: usize = 512;
+
+/// How far back a dropped start tag is looked for when an end tag comes:
+/// bounded, so that end tags cannot make the search quadratic.
+const DROPPED_LOOKBACK: usize = 64;
+
+/// An element's name, owned (atoms are cheap to clone).
+#[derive(Debug)]
+pub struct Name(QualName);
+
+impl html5ever::interface::ElemName for Name {
+    fn ns(&self) -> &Namespace {
+        &self.0.ns
+    }
+    fn local_name(&self) -> &LocalName {
+        &self.0.local
+    }
+}
+
+/// The sink: nodes in creation order until [`FlatSink::into_document_order`].
+pub struct FlatSink {
+    nodes: RefCell<Vec<Node>>,
+    /// Per node: the element's namespace (html for the rest).
+    ns: RefCell<Vec<Namespace>>,
+    /// Per node: its depth when it was appended.
+    depth: RefCell<Vec<u32>>,
+    /// Template contents, by template element.
+    templates: RefCell<Vec<(Id, Id)>>,
+    /// MathML annotation-xml integration points (rare).
+    integration: RefCell<Vec<Id>>,
+    /// The element the builder inserts into next (best estimate).
+    current: Cell<Id>,
+}
+
+fn text_node(t: &str) -> Node {
+    Node::new(Kind::Text(t.to_string()), Vec::new())
+}
+
+impl FlatSink {
+    fn new() -> Self {
+        FlatSink {
+            nodes: RefCell::new(vec![Node::new(Kind::Other, Vec::new())]),
+            ns: RefCell::new(vec![ns_html()]),
+            depth: RefCell::new(vec![0]),
+            templates: RefCell::new(Vec::new()),
+            integration: RefCell::new(Vec::new()),
+            current: Cell::new(0),
+        }
+    }
+
+    fn push(&self, node: Node, ns: Namespace) -> Id {
+        let mut nodes = self.nodes.borrow_mut();
+        nodes.push(node);
+        self.ns.borrow_mut().push(ns);
+        self.depth.borrow_mut().push(0);
+        nodes.len() - 1
+    }
+
+    /// The depth of the element the next start tag would open under.
+    fn current_depth(&self) -> usize {
+        self.depth.borrow()[self.current.get()] as usize
+    }
+
+    fn detach(&self, child: Id) {
+        let mut nodes = self.nodes.borrow_mut();
+        if let Some(p) = nodes[child].parent.take() {
+            let kids = &mut nodes[p].children;
+            if let Some(i) = kids.iter().rposition(|&k| k == child) {
+                kids.remove(i);
+            }
+        }
+    }
+
+    fn set_depth(&self, node: Id, parent: Id) {
+        let mut d = self.depth.borrow_mut();
+        d[node] = d[parent].saturating_add(1);
+    }
+
+    /// Appends under `parent`, at the end or before `before` (text merges
+    /// into a text node just before the insertion point). `inserting` says
+    /// the builder is inserting (and will push) an element, rather than
+    /// moving children around.
+    fn append_at(&self, parent: Id, child: NodeOrText<Id>, before: Option<Id>, inserting: bool) {
+        let id = match child {
+            NodeOrText::AppendText(t) => {
+                {
+                    let mut nodes = self.nodes.borrow_mut();
+                    let kids = &nodes[parent].children;
+                    let pos = match before {
+                        Some(b) => kids.iter().position(|&k| k == b).unwrap_or(kids.len()),
+                        None => kids.len(),
+                    };
+                    let prev = pos.checked_sub(1).map(|i| kids[i]);
+                    if let Some(prev) = prev {
+                        if let Kind::Text(s) = &mut nodes[prev].kind {
+                            s.push_str(&t);
+                            return;
+                        }
+                    }
+                }
+                self.push(text_node(&t), ns_html())
+            }
+            NodeOrText::AppendNode(n) => {
+                self.detach(n);
+                n
+            }
+        };
+        let is_element = {
+            let mut nodes = self.nodes.borrow_mut();
+            nodes[id].parent = Some(parent);
+            let kids = &mut nodes[parent].children;
+            match before.and_then(|b| kids.iter().position(|&k| k == b)) {
+                Some(i) => kids.insert(i, id),
+                None => kids.push(id),
+            }
+            matches!(nodes[id].kind, Kind::Element(_))
+        };
+        self.set_depth(id, parent);
+        if is_element && inserting {
+            // Elements are pushed on the builder's stack as they are
+            // inserted: this is where the next start tag goes.
+            self.current.set(id);
+        }
+    }
+
+    /// Puts the nodes reachable from the document in document order (every
+    /// child after its parent, siblings in order), in place; drops the rest
+    /// (template contents, removed nodes).
+    fn into_document_order(self) -> Vec<Node> {
+        let mut nodes = self.nodes.into_inner();
+        let n = nodes.len();
+        let mut new_id = vec![usize::MAX; n];
+        let mut next = 0;
+        let mut stack = vec![0usize];
+        while let Some(id) = stack.pop() {
+            if new_id[id] != usize::MAX {
+                continue; // a node listed twice (cannot happen; be safe)
+            }
+            new_id[id] = next;
+            next += 1;
+            stack.extend(nodes[id].children.iter().rev());
+        }
+        let reachable = next;
+        for slot in new_id.iter_mut() {
+            if *slot == usize::MAX {
+                *slot = next;
+                next += 1;
+            }
+        }
+        for node in nodes.iter_mut() {
+            node.parent = node.parent.map(|p| new_id[p]);
+            for c in node.children.iter_mut() {
+                *c = new_id[*c];
+            }
+        }
+        // Apply the permutation in place: follow each cycle with swaps.
+        let mut target = new_id;
+        for i in 0..n {
+            while target[i] != i {
+                let j = target[i];
+                nodes.swap(i, j);
+                target.swap(i, j);
+            }
+        }
+        nodes.truncate(reachable);
+        nodes
+    }
+}
+
+fn ns_html() -> Namespace {
+    html5ever::ns!(html)
+}
+
+impl TreeSink for FlatSink {
+    type Handle = Id;
+    type Output = Self;
+    type ElemName<'a> = Name;
+
+    fn finish(self) -> Self {
+        self
+    }
+
+    fn parse_error(&self, _msg: Cow<'static, str>) {}
+
+    fn get_document(&self) -> Id {
+        0
+    }
+
+    fn elem_name<'a>(&'a self, target: &'a Id) -> Name {
+        let local = match &self.nodes.borrow()[*target].kind {
+            Kind::Element(l) => l.clone(),
+            _ => local_name!(""),
+        };
+        Name(QualName::new(
+            None,
+            self.ns.borrow()[*target].clone(),
+            local,
+        ))
+    }
+
+    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> Id {
+        let attrs = attrs
+            .into_iter()
+            .map(|a| (a.name.local.to_string(), a.value.to_string()))
+            .collect();
+        let id = self.push(Node::new(Kind::Element(name.local), attrs), name.ns);
+        if flags.template {
+            let contents = self.push(Node::new(Kind::Other, Vec::new()), ns_html());
+            self.templates.borrow_mut().push((id, contents));
+        }
+        if flags.mathml_annotation_xml_integration_point {
+            self.integration.borrow_mut().push(id);
+        }
+        id
+    }
+
+    fn create_comment(&self, _text: StrTendril) -> Id {
+        self.push(Node::new(Kind::Other, Vec::new()), ns_html())
+    }
+
+    fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> Id {
+        self.push(Node::new(Kind::Other, Vec::new()), ns_html())
+    }
+
+    fn append(&self, parent: &Id, child: NodeOrText<Id>) {
+        self.append_at(*parent, child, None, true);
+    }
+
+    fn append_based_on_parent_node(&self, element: &Id, prev: &Id, child: NodeOrText<Id>) {
+        if self.nodes.borrow()[*element].parent.is_some() {
+            self.append_before_sibling(element, child);
+        } else {
+            self.append(prev, child);
+        }
+    }
+
+    fn append_doctype_to_document(&self, _: StrTendril, _: StrTendril, _: StrTendril) {}
+
+    fn pop(&self, node: &Id) {
+        // The builder popped `node`: it inserts into its parent next.
+        let parent = self.nodes.borrow()[*node].parent.unwrap_or(0);
+        self.current.set(parent);
+    }
+
+    fn get_template_contents(&self, target: &Id) -> Id {
+        self.templates
+            .borrow()
+            .iter()
+            .rev()
+            .find(|(t, _)| t == target)
+            .map(|&(_, c)| c)
+            // The builder asks only about templates it created.
+            .unwrap_or(0)
+    }
+
+    fn same_node(&self, x: &Id, y: &Id) -> bool {
+        x == y
+    }
+
+    fn set_quirks_mode(&self, _mode: QuirksMode) {}
+
+    fn append_before_sibling(&self, sibling: &Id, new_node: NodeOrText<Id>) {
+        let Some(parent) = self.nodes.borrow()[*sibling].parent else {
+            return;
+        };
+        self.append_at(parent, new_node, Some(*sibling), true);
+    }
+
+    fn add_attrs_if_missing(&self, target: &Id, attrs: Vec<Attribute>) {
+        let mut nodes = self.nodes.borrow_mut();
+        let node = &mut nodes[*target];
+        for a in attrs {
+            let name = a.name.local.to_string();
+            if node.attr(&name).is_none() {
+                node.attrs.push((name, a.value.to_string()));
+            }
+        }
+        node.refresh_class_id();
+    }
+
+    fn remove_from_parent(&self, target: &Id) {
+        self.detach(*target);
+    }
+
+    fn reparent_children(&self, node: &Id, new_parent: &Id) {
+        let kids = std::mem::take(&mut self.nodes.borrow_mut()[*node].children);
+        for k in kids {
+            self.nodes.borrow_mut()[k].parent = None;
+            self.append_at(*new_parent, NodeOrText::AppendNode(k), None, false);
+        }
+    }
+
+    fn is_mathml_annotation_xml_integration_point(&self, handle: &Id) -> bool {
+        self.integration.borrow().contains(handle)
+    }
+}
+
+/// Sits between the tokenizer and the tree builder and drops start tags
+/// (and their end tags) that would open elements past [`MAX_DEPTH`].
+struct DepthCap {
+    builder: TreeBuilder<Id, FlatSink>,
+    dropped: RefCell<Vec<LocalName>>,
+}
+
+fn is_void(name: &LocalName) -> bool {
+    matches!(
+        *name,
+        local_name!("area")
+            | local_name!("base")
+            | local_name!("br")
+            | local_name!("col")
+            | local_name!("embed")
+            | local_name!("hr")
+            | local_name!("img")
+            | local_name!("input")
+            | local_name!("link")
+            | local_name!("meta")
+            | local_name!("source")
+            | local_name!("track")
+            | local_name!("wbr")
+    )
+}
+
+impl TokenSink for DepthCap {
+    type Handle = Id;
+
+    fn process_token(&self, token: Token, line_number: u64) -> TokenSinkResult<Id> {
+        if let Token::TagToken(tag) = &token {
+            match tag.kind {
+                TagKind::StartTag
+                    if !is_void(&tag.name) && self.builder.sink.current_depth() >= MAX_DEPTH =>
+                {
+                    self.dropped.borrow_mut().push(tag.name.clone());
+                    return TokenSinkResult::Continue;
+                }
+                TagKind::EndTag => {
+                    let mut dropped = self.dropped.borrow_mut();
+                    let from = dropped.len().saturating_sub(DROPPED_LOOKBACK);
+                    if let Some(i) = dropped[from..].iter().rposition(|n| *n == tag.name) {
+                        dropped.remove(from + i);
+                        return TokenSinkResult::Continue;
+                    }
+                }
+                TagKind::StartTag => {}
+            }
+        }
+        self.builder.process_token(token, line_number)
+    }
+
+    fn end(&self) {
+        self.builder.end();
+    }
+
+    fn adjusted_current_node_present_but_not_in_html_namespace(&self) -> bool {
+        self.builder
+            .adjusted_current_node_present_but_not_in_html_namespace()
+    }
+}
+
+/// Parses `html` into flat nodes in document order (node 0 the document).
+pub fn parse(html: &str) -> Vec<Node> {
+    let builder = TreeBuilder::new(FlatSink::new(), TreeBuilderOpts::default());
+    let tokenizer = Tokenizer::new(
+        DepthCap {
+            builder,
+            dropped: RefCell::new(Vec::new()),
+        },
+        TokenizerOpts::default(),
+    );
+    let input = BufferQueue::default();
+    input.push_back(StrTendril::from_slice(html));
+    // A script result asks the caller to run a script, an encoding result
+    // to switch decoders (the text is already decoded, by the declared
+    // charset only, contract §7): neither applies, so parsing continues.
+    while !matches!(tokenizer.feed(&input), html5ever::TokenizerResult::Done) {}
+    tokenizer.end();
+    tokenizer.sink.builder.sink.into_document_order()
+}
