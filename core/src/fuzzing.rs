@@ -96,3 +96,10 @@ pub const MAX_TREE_DEPTH: usize = crate::extract::MAX_TREE_DEPTH;
 pub fn tree_depth(html: &str) -> usize {
     crate::extract::tree_depth(html)
 }
+
+/// Parses `html` into extraction's flat view and nothing more (for the
+/// benchmark's breakdown of where extraction time goes). Returns the
+/// number of nodes.
+pub fn parse_only(html: &str) -> usize {
+    crate::extract::parse_only(html)
+}

@@ -6,11 +6,12 @@
 //! - `codegen [--check]`: the blocked-address table from `vectors/iana/`.
 //! - `tidy`: house-style checks (also run as a `#[test]`).
 //! - `fuzz [--seconds N] [TARGET…]`: every cargo-fuzz target for N seconds.
-//! - `bench [NAME…]`: the benchmarks.
+//! - `bench [NAME…]`: the benchmarks (all of them: `BENCHMARKS.md`).
 //! - `conformance [--filter TEXT] [--vectors DIR]`: the vector suite.
 
 #![forbid(unsafe_code)]
 
+mod bench;
 mod codegen;
 mod tidy;
 
@@ -35,7 +36,8 @@ commands:
   tidy                    house-style checks
   fuzz [--seconds N] [T…] run every fuzz target (or the named ones) N seconds
                           each (default 60), then replay fuzz/regressions/
-  bench [NAME…]           run the benchmarks (table, body, fetch, extract)
+  bench [NAME…]           run the benchmarks (table, body, fetch, extract);
+                          with no name, all of them, written to BENCHMARKS.md
   conformance [--filter TEXT] [--vectors DIR]
                           replay every vector on the simulated network;
                           one line per vector, every failure in full, then
@@ -49,7 +51,7 @@ fn main() -> ExitCode {
         Some("tidy") => tidy::run(&root()),
         Some("ci") => ci(),
         Some("fuzz") => fuzz(&args[1..]),
-        Some("bench") => bench(&args[1..]),
+        Some("bench") => bench::run(&args[1..]),
         Some("conformance") => conformance(&args[1..]),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
@@ -223,66 +225,4 @@ fn conformance(args: &[String]) -> Result<(), String> {
     ];
     a.extend(args.iter().map(String::as_str));
     run("cargo", &a)
-}
-
-fn bench(args: &[String]) -> Result<(), String> {
-    let all = ["table", "body", "fetch", "extract"];
-    let names: Vec<&str> = if args.is_empty() {
-        all.to_vec()
-    } else {
-        args.iter().map(String::as_str).collect()
-    };
-    for n in names {
-        match n {
-            "table" => run("cargo", &["bench", "-p", "webgate", "--bench", "table"])?,
-            "extract" => {
-                run("cargo", &["bench", "-p", "webgate", "--bench", "extract"])?;
-                // The reference metric, when Python is here, on the same predictions.
-                let script = root().join("../shared/tools/score_extraction.py");
-                let data =
-                    root().join("../shared/data/article-extraction-benchmark/ground-truth.json");
-                let pred = root().join("target/extract-predictions.json");
-                if script.is_file() && data.is_file() {
-                    let (s, d, p) = (
-                        script.display().to_string(),
-                        data.display().to_string(),
-                        pred.display().to_string(),
-                    );
-                    if run("python3", &[&s, &d, &p]).is_err() {
-                        eprintln!(
-                            "bench extract: python3 is not available to cross-check the metric"
-                        );
-                    }
-                }
-            }
-            "fetch" => run(
-                "cargo",
-                &["bench", "-p", "webgate-conformance", "--bench", "fetch"],
-            )?,
-            "body" => {
-                run("cargo", &["build", "--release", "-p", "webgate-cli"])?;
-                let bin = root().join("target/release/webgate");
-                eprintln!(
-                    "$ WEBGATE_BIN={} cargo bench -p webgate-conformance --bench body",
-                    bin.display()
-                );
-                let status = Command::new("cargo")
-                    .args(["bench", "-p", "webgate-conformance", "--bench", "body"])
-                    .env("WEBGATE_BIN", &bin)
-                    .current_dir(root())
-                    .status()
-                    .map_err(|e| e.to_string())?;
-                if !status.success() {
-                    return Err("the body benchmark failed".into());
-                }
-            }
-            other => {
-                return Err(format!(
-                    "unknown benchmark {other:?}; known: {}",
-                    all.join(", ")
-                ))
-            }
-        }
-    }
-    Ok(())
 }

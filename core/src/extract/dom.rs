@@ -2,6 +2,7 @@
 //! document order, with the statistics extraction needs (text length, link
 //! text length, commas), computed without recursion.
 
+use html5ever::tendril::StrTendril;
 use html5ever::{local_name, LocalName};
 
 use super::sink;
@@ -16,8 +17,8 @@ pub enum Kind {
     Other,
     /// An element, by local name.
     Element(LocalName),
-    /// Text.
-    Text(String),
+    /// Text (a tendril: usually a zero-copy slice of the input).
+    Text(StrTendril),
 }
 
 /// One node of the flat view.
@@ -28,7 +29,8 @@ pub struct Node {
     pub children: Vec<Id>,
     /// Lower-case `class` and `id`, joined by a space.
     pub class_id: String,
-    pub attrs: Vec<(String, String)>,
+    /// Attributes by local name, values as parsed.
+    pub attrs: Vec<(LocalName, StrTendril)>,
     /// Dropped with everything below it (script, hidden, …).
     pub junk: bool,
     /// Characters of visible text below (whitespace runs count once).
@@ -41,7 +43,7 @@ pub struct Node {
 
 impl Node {
     /// A node not yet in the tree.
-    pub fn new(kind: Kind, attrs: Vec<(String, String)>) -> Node {
+    pub fn new(kind: Kind, attrs: Vec<(LocalName, StrTendril)>) -> Node {
         let mut n = Node {
             kind,
             parent: None,
@@ -78,8 +80,8 @@ impl Node {
     pub fn attr(&self, name: &str) -> Option<&str> {
         self.attrs
             .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
+            .find(|(n, _)| &**n == name)
+            .map(|(_, v)| &**v)
     }
 
     pub fn link_density(&self) -> f64 {
@@ -133,8 +135,8 @@ fn is_junk_tag(t: &LocalName) -> bool {
 
 /// `hidden`, `aria-hidden="true"`, or an inline `display:none` /
 /// `visibility:hidden`.
-fn is_hidden(attrs: &[(String, String)]) -> bool {
-    attrs.iter().any(|(n, v)| match n.as_str() {
+fn is_hidden(attrs: &[(LocalName, StrTendril)]) -> bool {
+    attrs.iter().any(|(n, v)| match &**n {
         "hidden" => true,
         "aria-hidden" => v.trim().eq_ignore_ascii_case("true"),
         "style" => {

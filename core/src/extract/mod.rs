@@ -83,3 +83,8 @@ pub(crate) fn tree_depth(html: &str) -> usize {
     }
     depth.into_iter().max().unwrap_or(0)
 }
+
+/// Parses into the flat view only; the node count.
+pub(crate) fn parse_only(html: &str) -> usize {
+    dom::Doc::parse(html).nodes.len()
+}

@@ -63,8 +63,8 @@ pub struct FlatSink {
     current: Cell<Id>,
 }
 
-fn text_node(t: &str) -> Node {
-    Node::new(Kind::Text(t.to_string()), Vec::new())
+fn text_node(t: StrTendril) -> Node {
+    Node::new(Kind::Text(t), Vec::new())
 }
 
 impl FlatSink {
@@ -124,12 +124,12 @@ impl FlatSink {
                     let prev = pos.checked_sub(1).map(|i| kids[i]);
                     if let Some(prev) = prev {
                         if let Kind::Text(s) = &mut nodes[prev].kind {
-                            s.push_str(&t);
+                            s.push_tendril(&t);
                             return;
                         }
                     }
                 }
-                self.push(text_node(&t), ns_html())
+                self.push(text_node(t), ns_html())
             }
             NodeOrText::AppendNode(n) => {
                 self.detach(n);
@@ -230,10 +230,7 @@ impl TreeSink for FlatSink {
     }
 
     fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> Id {
-        let attrs = attrs
-            .into_iter()
-            .map(|a| (a.name.local.to_string(), a.value.to_string()))
-            .collect();
+        let attrs = attrs.into_iter().map(|a| (a.name.local, a.value)).collect();
         let id = self.push(Node::new(Kind::Element(name.local), attrs), name.ns);
         if flags.template {
             let contents = self.push(Node::new(Kind::Other, Vec::new()), ns_html());
@@ -301,9 +298,8 @@ impl TreeSink for FlatSink {
         let mut nodes = self.nodes.borrow_mut();
         let node = &mut nodes[*target];
         for a in attrs {
-            let name = a.name.local.to_string();
-            if node.attr(&name).is_none() {
-                node.attrs.push((name, a.value.to_string()));
+            if node.attr(&a.name.local).is_none() {
+                node.attrs.push((a.name.local, a.value));
             }
         }
         node.refresh_class_id();

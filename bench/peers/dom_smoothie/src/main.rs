@@ -1,0 +1,76 @@
+//! Times dom_smoothie 0.19 (its `text_content`) and webgate's extraction
+//! (plain text) over every page of a directory of `.html.gz` files, single
+//! thread, rounds interleaved, best of seven each; prints one JSON line per
+//! extractor. Run by `cargo xtask bench extract`.
+
+#![forbid(unsafe_code)]
+
+use std::io::Read;
+use std::time::Instant;
+
+fn main() {
+    let dir = std::env::args()
+        .nth(1)
+        .expect("a directory of .html.gz pages");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .expect("the pages directory")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.to_string_lossy().ends_with(".html.gz"))
+        .collect();
+    paths.sort();
+    let pages: Vec<String> = paths
+        .iter()
+        .map(|p| {
+            let gz = std::fs::read(p).expect("a page");
+            let mut bytes = Vec::new();
+            flate2::read::GzDecoder::new(gz.as_slice())
+                .read_to_end(&mut bytes)
+                .expect("gzip");
+            String::from_utf8_lossy(&bytes).into_owned()
+        })
+        .collect();
+    let base = url::Url::parse("https://example.invalid/").expect("a URL");
+    let (mut theirs, mut ours) = (f64::MAX, f64::MAX);
+    let (mut their_chars, mut our_chars) = (0usize, 0usize);
+    for _ in 0..7 {
+        let t = Instant::now();
+        their_chars = 0;
+        for html in &pages {
+            if let Ok(mut r) = dom_smoothie::Readability::new(
+                html.as_str(),
+                Some("https://example.invalid/"),
+                None,
+            ) {
+                if let Ok(article) = r.parse() {
+                    their_chars += article.text_content.len();
+                }
+            }
+        }
+        theirs = theirs.min(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        our_chars = 0;
+        for html in &pages {
+            let (text, _) = webgate::extract::render_page_as(
+                html,
+                &base,
+                false,
+                webgate::extract::Style::Plain,
+            );
+            our_chars += text.len();
+        }
+        ours = ours.min(t.elapsed().as_secs_f64());
+    }
+    let per_page = |s: f64| s * 1e3 / pages.len() as f64;
+    println!(
+        "{{\"peer\":\"dom_smoothie 0.19 (text_content)\",\"ms_per_page\":{:.3},\"pages\":{},\"chars\":{}}}",
+        per_page(theirs),
+        pages.len(),
+        their_chars
+    );
+    println!(
+        "{{\"peer\":\"webgate (same process, interleaved)\",\"ms_per_page\":{:.3},\"pages\":{},\"chars\":{}}}",
+        per_page(ours),
+        pages.len(),
+        our_chars
+    );
+}

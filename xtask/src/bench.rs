@@ -1,0 +1,344 @@
+//! `cargo xtask bench [NAME…]`: every benchmark of the project, each figure
+//! as a ratio against a peer timed in the same run; with no name, all of
+//! them, and the whole report is written to `BENCHMARKS.md`.
+//!
+//! The peers of extraction are set up here on demand, outside the
+//! workspace and never in CI: dom_smoothie (a Rust crate in
+//! `bench/peers/dom_smoothie`, timed in one process with webgate, rounds
+//! interleaved), trafilatura and readability-lxml (a virtualenv under
+//! `target/peers/venv`), Readability.js with jsdom (npm, under
+//! `target/peers/node`). A peer that cannot be set up is reported as not
+//! run, with the reason.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use crate::root;
+
+/// One benchmark's report.
+struct Section {
+    title: &'static str,
+    command: String,
+    output: String,
+}
+
+const ALL: [&str; 4] = ["table", "body", "fetch", "extract"];
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    let names: Vec<&str> = if args.is_empty() {
+        ALL.to_vec()
+    } else {
+        args.iter().map(String::as_str).collect()
+    };
+    let mut sections = Vec::new();
+    for n in &names {
+        match *n {
+            "table" => sections.push(capture(
+                "Blocked-table lookups against a linear ipnet scan",
+                "cargo",
+                &["bench", "-p", "webgate", "--bench", "table"],
+                &[],
+            )?),
+            "fetch" => sections.push(capture(
+                "Fetch throughput against reqwest (TLS on loopback)",
+                "cargo",
+                &["bench", "-p", "webgate-conformance", "--bench", "fetch"],
+                &[],
+            )?),
+            "body" => {
+                step("cargo", &["build", "--release", "-p", "webgate-cli"])?;
+                let bin = root().join("target/release/webgate");
+                sections.push(capture(
+                    "Bodies: bombs, inflate throughput against flate2, memory",
+                    "cargo",
+                    &["bench", "-p", "webgate-conformance", "--bench", "body"],
+                    &[("WEBGATE_BIN", bin.display().to_string())],
+                )?);
+            }
+            "extract" => sections.extend(extract()?),
+            other => {
+                return Err(format!(
+                    "unknown benchmark {other:?}; known: {}",
+                    ALL.join(", ")
+                ))
+            }
+        }
+    }
+    if args.is_empty() {
+        let path = root().join("BENCHMARKS.md");
+        std::fs::write(&path, report(&sections)).map_err(|e| e.to_string())?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+fn step(program: &str, args: &[&str]) -> Result<(), String> {
+    crate::run(program, args)
+}
+
+/// Runs a command, echoing and keeping its standard output.
+fn capture(
+    title: &'static str,
+    program: &str,
+    args: &[&str],
+    env: &[(&str, String)],
+) -> Result<Section, String> {
+    let output = capture_text(program, args, env, &root())?;
+    Ok(Section {
+        title,
+        command: format!("{program} {}", args.join(" ")),
+        output,
+    })
+}
+
+fn capture_text(
+    program: &str,
+    args: &[&str],
+    env: &[(&str, String)],
+    dir: &Path,
+) -> Result<String, String> {
+    eprintln!("$ {program} {}", args.join(" "));
+    let mut cmd = Command::new(program);
+    cmd.args(args).current_dir(dir).stdout(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().map_err(|e| format!("{program}: {e}"))?;
+    let mut out = String::new();
+    if let Some(stdout) = child.stdout.take() {
+        for line in BufReader::new(stdout).lines() {
+            let line = line.map_err(|e| e.to_string())?;
+            println!("{line}");
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    let status = child.wait().map_err(|e| e.to_string())?;
+    if status.success() {
+        Ok(out)
+    } else {
+        Err(format!("`{program} {}` failed: {status}", args.join(" ")))
+    }
+}
+
+/// `"key":value` of a one-line JSON object, as text.
+fn field<'a>(json: &'a str, key: &str) -> Option<&'a str> {
+    let at = json.find(&format!("\"{key}\":"))? + key.len() + 3;
+    let rest = json[at..].trim_start();
+    if let Some(s) = rest.strip_prefix('"') {
+        return s.split('"').next();
+    }
+    rest.split([',', '}']).next().map(str::trim)
+}
+
+/// The extraction benchmark, then each peer, then the ratios.
+fn extract() -> Result<Vec<Section>, String> {
+    let mut sections = vec![capture(
+        "Extraction quality and speed (181 pages)",
+        "cargo",
+        &["bench", "-p", "webgate", "--bench", "extract"],
+        &[],
+    )?];
+    let data = root().join("../shared/data/article-extraction-benchmark");
+    // The reference metric, when Python is here, on the same predictions.
+    let script = root().join("../shared/tools/score_extraction.py");
+    let pred = root().join("target/extract-predictions.json");
+    if script.is_file() && data.is_dir() {
+        match capture_text(
+            "python3",
+            &[
+                &script.display().to_string(),
+                &data.join("ground-truth.json").display().to_string(),
+                &pred.display().to_string(),
+            ],
+            &[],
+            &root(),
+        ) {
+            Ok(out) => sections.push(Section {
+                title: "The reference scoring script on the same predictions",
+                command: "python3 ../shared/tools/score_extraction.py …".into(),
+                output: out,
+            }),
+            Err(e) => eprintln!("bench extract: the reference script did not run: {e}"),
+        }
+    }
+    let ours = sections[0]
+        .output
+        .lines()
+        .find(|l| l.starts_with("webgate extraction"))
+        .and_then(|l| l.split_whitespace().rev().nth(1))
+        .and_then(|ms| ms.parse::<f64>().ok());
+    let pages = data.join("html");
+    let mut lines = Vec::new();
+    let mut notes = Vec::new();
+    match peer_dom_smoothie(&pages) {
+        Ok(out) => lines.extend(out.lines().map(str::to_string)),
+        Err(e) => notes.push(format!("dom_smoothie: not run: {e}")),
+    }
+    match peer_python(&pages) {
+        Ok(out) => lines.extend(out.lines().map(str::to_string)),
+        Err(e) => notes.push(format!("trafilatura, readability-lxml: not run: {e}")),
+    }
+    match peer_node(&pages) {
+        Ok(out) => lines.extend(out.lines().map(str::to_string)),
+        Err(e) => notes.push(format!("Readability.js: not run: {e}")),
+    }
+    let mut table =
+        String::from("extractor                                   ms/page   webgate is   goal\n");
+    // dom_smoothie is compared with webgate timed in its own process.
+    let same_process = lines
+        .iter()
+        .find(|l| field(l, "peer").is_some_and(|p| p.starts_with("webgate")))
+        .and_then(|l| field(l, "ms_per_page"))
+        .and_then(|v| v.parse::<f64>().ok());
+    for l in &lines {
+        let (Some(name), Some(ms)) = (
+            field(l, "peer"),
+            field(l, "ms_per_page").and_then(|v| v.parse::<f64>().ok()),
+        ) else {
+            continue;
+        };
+        if name.starts_with("webgate") {
+            table.push_str(&format!("{name:<42} {ms:>8.2}\n"));
+            continue;
+        }
+        let (base, goal) = if name.starts_with("dom_smoothie") {
+            (same_process, "≥ 1.2x")
+        } else if name.starts_with("trafilatura") {
+            (ours, "≥ 8x")
+        } else if name.starts_with("@mozilla/readability") {
+            (ours, "≥ 50x")
+        } else {
+            (ours, "")
+        };
+        let ratio = base
+            .map(|b| format!("{:.2}x faster", ms / b))
+            .unwrap_or_else(|| "n/a".into());
+        table.push_str(&format!("{name:<42} {ms:>8.2}   {ratio:<12} {goal}\n"));
+    }
+    for n in &notes {
+        table.push_str(n);
+        table.push('\n');
+    }
+    println!("\npeers on the same pages, this run\n{table}");
+    sections.push(Section {
+        title: "Extraction speed against the peers (same pages, same run)",
+        command: "bench/peers: dom_smoothie (same process), trafilatura and readability-lxml (venv), Readability.js + jsdom (npm)".into(),
+        output: table,
+    });
+    Ok(sections)
+}
+
+fn peer_dom_smoothie(pages: &Path) -> Result<String, String> {
+    let manifest = root().join("bench/peers/dom_smoothie/Cargo.toml");
+    let target = root().join("target/peers");
+    step(
+        "cargo",
+        &[
+            "build",
+            "--release",
+            "--manifest-path",
+            &manifest.display().to_string(),
+            "--target-dir",
+            &target.display().to_string(),
+        ],
+    )?;
+    capture_text(
+        &target
+            .join("release/webgate-peer-dom-smoothie")
+            .display()
+            .to_string(),
+        &[&pages.display().to_string()],
+        &[],
+        &root(),
+    )
+}
+
+fn peer_python(pages: &Path) -> Result<String, String> {
+    let venv = root().join("target/peers/venv");
+    let py = venv.join("bin/python");
+    if !py.is_file() {
+        step("python3", &["-m", "venv", &venv.display().to_string()])?;
+        let pip = venv.join("bin/pip").display().to_string();
+        step(&pip, &["install", "--upgrade", "pip"])?;
+        let req = root().join("bench/peers/requirements.txt");
+        step(&pip, &["install", "-r", &req.display().to_string()])?;
+    }
+    let script = root().join("bench/peers/peers.py");
+    capture_text(
+        &py.display().to_string(),
+        &[&script.display().to_string(), &pages.display().to_string()],
+        &[],
+        &root(),
+    )
+}
+
+fn peer_node(pages: &Path) -> Result<String, String> {
+    let dir = root().join("target/peers/node");
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    for f in ["package.json", "readability.mjs"] {
+        std::fs::copy(root().join("bench/peers").join(f), dir.join(f))
+            .map_err(|e| e.to_string())?;
+    }
+    if !dir.join("node_modules/jsdom").is_dir() {
+        crate::run_in(&dir, "npm", &["install", "--no-audit", "--no-fund"])?;
+    }
+    capture_text(
+        "node",
+        &["readability.mjs", &pages.display().to_string()],
+        &[],
+        &dir,
+    )
+}
+
+/// The whole report: what ran, on what, and every section's figures.
+fn report(sections: &[Section]) -> String {
+    let sh = |c: &str, a: &[&str]| {
+        Command::new(c)
+            .args(a)
+            .output()
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_default()
+    };
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| {
+            c.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|s| s.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let mem = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .next()
+                .map(|l| l.split_whitespace().nth(1).unwrap_or("?").to_string())
+        })
+        .and_then(|kb| kb.parse::<u64>().ok())
+        .map(|kb| format!("{:.0} GiB", kb as f64 / 1024.0 / 1024.0))
+        .unwrap_or_else(|| "? GiB".into());
+    let mut out = String::from(
+        "# Benchmarks\n\nWritten by `cargo xtask bench` (every benchmark of the project, one run).\n\
+         Each figure is a ratio against a peer timed in the same run; nothing here is\n\
+         asserted by a test. Timings on a shared 2-core machine vary by 10–30 % between\n\
+         runs; benchmarks interleave rounds and keep the best of each to damp that.\n\n",
+    );
+    out.push_str(&format!(
+        "- Date: {}\n- Machine: {cpu}, {} logical CPUs, {mem}\n- Toolchain: {}\n- Commit: {}\n\n",
+        sh("date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
+        sh("nproc", &[]),
+        sh("rustc", &["-V"]),
+        sh("git", &["rev-parse", "--short", "HEAD"]),
+    ));
+    for s in sections {
+        out.push_str(&format!(
+            "## {}\n\n`{}`\n\n```text\n{}```\n\n",
+            s.title, s.command, s.output
+        ));
+    }
+    out
+}
