@@ -221,6 +221,13 @@ struct PolicyOptions {
         value_delimiter = ','
     )]
     deny_domains: Vec<String>,
+    /// The TCP connect limit per request, in milliseconds (default 5000).
+    #[arg(long, value_name = "MS")]
+    connect_timeout_ms: Option<u64>,
+    /// The limit of one request or redirect hop, in milliseconds (default
+    /// 20000).
+    #[arg(long, value_name = "MS")]
+    request_timeout_ms: Option<u64>,
 }
 
 impl PolicyOptions {
@@ -234,6 +241,17 @@ impl PolicyOptions {
         }
         p.domains = DomainRules::new(&self.allow_domains, &self.deny_domains)
             .map_err(|e| format!("--allow-domain / --deny-domain: {e}"))?;
+        for (ms, name, slot) in [
+            (self.connect_timeout_ms, "--connect-timeout-ms", &mut p.connect_timeout),
+            (self.request_timeout_ms, "--request-timeout-ms", &mut p.request_timeout),
+        ] {
+            if let Some(ms) = ms {
+                if ms == 0 {
+                    return Err(format!("{name} must be at least 1"));
+                }
+                *slot = std::time::Duration::from_millis(ms);
+            }
+        }
         Ok(p)
     }
 }

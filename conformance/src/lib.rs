@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 
 pub mod ca;
+pub mod hostile;
 pub mod loopback;
 pub mod runner;
 pub mod sim;

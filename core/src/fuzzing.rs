@@ -103,3 +103,153 @@ pub fn tree_depth(html: &str) -> usize {
 pub fn parse_only(html: &str) -> usize {
     crate::extract::parse_only(html)
 }
+
+/// The body pipeline: arbitrary bytes under arbitrary codings, split into
+/// arbitrary chunks, never panic and never keep more than the cap; real
+/// compressed bodies decode to the same bytes however they are chunked;
+/// the inflated count never passes the cap by more than one byte.
+///
+/// Layout: byte 0 picks the codings and the cap mode, byte 1 the cap,
+/// bytes 2..4 seed the chunk sizes, the rest is the payload.
+pub fn body(data: &[u8]) {
+    use crate::body::{BodyDecoder, CapMode, Coding};
+    use std::io::Write;
+    if data.len() < 4 {
+        return;
+    }
+    let codings: &[Coding] = match data[0] % 6 {
+        0 => &[],
+        1 => &[Coding::Gzip],
+        2 => &[Coding::Deflate],
+        3 => &[Coding::Brotli],
+        4 => &[Coding::Zstd],
+        _ => &[Coding::Gzip, Coding::Deflate],
+    };
+    let mode = if data[0] & 0x80 == 0 {
+        CapMode::Refuse
+    } else {
+        CapMode::Truncate
+    };
+    let cap = 1 + u64::from(data[1]) * 37;
+    let mut seed = u16::from_le_bytes([data[2], data[3]]) as usize | 1;
+    let payload = &data[4..];
+    let mut chunks = |bytes: &[u8]| -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        let mut at = 0;
+        while at < bytes.len() {
+            seed = seed.wrapping_mul(1103515245).wrapping_add(12345) % 65536;
+            let n = 1 + seed % 97;
+            let end = (at + n).min(bytes.len());
+            out.push(bytes[at..end].to_vec());
+            at = end;
+        }
+        out
+    };
+    let run = |pieces: &[Vec<u8>]| {
+        let mut d = BodyDecoder::new(codings, cap, mode).expect("a pipeline");
+        let mut pushed = Ok(crate::body::Flow::More);
+        for p in pieces {
+            pushed = d.push(p);
+            if !matches!(pushed, Ok(crate::body::Flow::More)) {
+                break;
+            }
+        }
+        assert!(d.inflated() <= cap + 1, "inflated {} past cap {cap}", d.inflated());
+        pushed.and_then(|_| d.finish())
+    };
+    // Arbitrary bytes: anything but a panic or more than the cap.
+    if let Ok(b) = run(&chunks(payload)) {
+        assert!(b.bytes.len() as u64 <= cap);
+    }
+    // A real body in the chosen codings: the header lists them in the
+    // order they were applied.
+    let mut encoded = payload.to_vec();
+    for c in codings {
+        encoded = match c {
+            Coding::Gzip => {
+                let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+                e.write_all(&encoded).expect("in memory");
+                e.finish().expect("in memory")
+            }
+            Coding::Deflate => {
+                let mut e =
+                    flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+                e.write_all(&encoded).expect("in memory");
+                e.finish().expect("in memory")
+            }
+            // No encoder for these in the library: the garbage pass above
+            // covers their decoders.
+            Coding::Brotli | Coding::Zstd => return,
+        };
+    }
+    let whole = run(&[encoded.clone()]);
+    let split = run(&chunks(&encoded));
+    assert_eq!(whole, split, "chunking changed the result");
+    let fits = payload.len() as u64 <= cap;
+    match (mode, whole) {
+        (CapMode::Refuse, Ok(b)) => {
+            assert!(fits);
+            assert_eq!(b.bytes, payload);
+        }
+        (CapMode::Refuse, Err(crate::body::BodyFail::Cap)) => assert!(!fits),
+        (CapMode::Truncate, Ok(b)) => {
+            assert_eq!(b.bytes, &payload[..payload.len().min(cap as usize)]);
+            assert_eq!(b.truncated, !fits);
+        }
+        (m, r) => panic!("{m:?}: unexpected {r:?}"),
+    }
+}
+
+/// Content-Type parsing and charset lookup never panic, and a type that
+/// classifies keeps classifying the same way with its case changed.
+pub fn content_type(data: &[u8]) {
+    let header = String::from_utf8_lossy(data);
+    let first = crate::body::classify(Some(&header));
+    if let Ok(ct) = &first {
+        let _ = crate::body::charset::encoding_for(ct.charset.as_deref());
+        let upper = crate::body::classify(Some(&header.to_ascii_uppercase()));
+        assert_eq!(
+            upper.as_ref().map(|c| c.class),
+            Ok(ct.class),
+            "{header:?}"
+        );
+    }
+}
+
+/// Extraction: any bytes give text without a panic, and the tree stays
+/// within the depth cap (what keeps parsing linear).
+pub fn extraction(data: &[u8]) {
+    let html = String::from_utf8_lossy(data);
+    let base = Url::parse("https://a.example/").expect("a URL");
+    for raw in [false, true] {
+        let _ = crate::extract::render_page_as(&html, &base, raw, crate::extract::Style::Markdown);
+    }
+    assert!(tree_depth(&html) <= MAX_TREE_DEPTH + 8);
+}
+
+/// A provider's answer: any bytes give rows or a typed failure; rows are
+/// rendered as valid JSON with the contract's key order, every url
+/// non-blank.
+pub fn search_response(data: &[u8]) {
+    let Ok(v) = crate::search::client::json_body(data) else {
+        return;
+    };
+    let Some(results) = v.get("results").and_then(Value::as_array) else {
+        return;
+    };
+    let Ok(rows) = crate::search::rows_from_results(results) else {
+        return;
+    };
+    let text = crate::messages::SearchOk {
+        query: "q",
+        rows: &rows,
+    }
+    .to_string();
+    let back: Value = serde_json::from_str(&text).expect("the output is JSON");
+    assert_eq!(
+        back["results"].as_array().map(Vec::len),
+        Some(rows.len()),
+        "{text}"
+    );
+    assert!(text.starts_with("{\"query\":\"q\",\"results\":["));
+}

@@ -55,3 +55,23 @@ fn search_args() {
 fn table_diff() {
     replay("table_diff", support::table_diff);
 }
+
+#[test]
+fn body() {
+    replay("body", webgate::fuzzing::body);
+}
+
+#[test]
+fn content_type() {
+    replay("content_type", webgate::fuzzing::content_type);
+}
+
+#[test]
+fn extraction() {
+    replay("extraction", webgate::fuzzing::extraction);
+}
+
+#[test]
+fn search_response() {
+    replay("search_response", webgate::fuzzing::search_response);
+}

@@ -175,9 +175,10 @@ impl Collector {
 
     /// Takes bytes that were not inflated here (an identity body).
     fn accept(&mut self, data: &[u8]) -> Result<(), Stop> {
-        self.inflated += data.len() as u64;
         let room = self.cap - self.filled;
         let keep = data.len().min(room);
+        // Counted like decoder output: up to one byte past the cap.
+        self.inflated += (keep + usize::from(keep < data.len())) as u64;
         // Drop any zeroed slack first: a plain copy needs none.
         self.bytes.truncate(self.filled);
         self.bytes.extend_from_slice(&data[..keep]);
