@@ -242,8 +242,16 @@ impl PolicyOptions {
         p.domains = DomainRules::new(&self.allow_domains, &self.deny_domains)
             .map_err(|e| format!("--allow-domain / --deny-domain: {e}"))?;
         for (ms, name, slot) in [
-            (self.connect_timeout_ms, "--connect-timeout-ms", &mut p.connect_timeout),
-            (self.request_timeout_ms, "--request-timeout-ms", &mut p.request_timeout),
+            (
+                self.connect_timeout_ms,
+                "--connect-timeout-ms",
+                &mut p.connect_timeout,
+            ),
+            (
+                self.request_timeout_ms,
+                "--request-timeout-ms",
+                &mut p.request_timeout,
+            ),
         ] {
             if let Some(ms) = ms {
                 if ms == 0 {

@@ -37,7 +37,11 @@ struct Outcome {
 fn vm_hwm(pid: u32) -> Option<u64> {
     let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kb| kb * 1024)
+    line.split_whitespace()
+        .nth(1)?
+        .parse::<u64>()
+        .ok()
+        .map(|kb| kb * 1024)
 }
 
 fn pem(ca: &TestCa) -> std::path::PathBuf {
@@ -176,18 +180,39 @@ fn limit() -> Duration {
 fn silence_and_dripping_end_at_the_request_limit() {
     let ca = TestCa::new();
     let s = HostileServer::start(&ca, A, Script::Silent);
-    check("never answers (no TLS)", &fetch(&ca, &s, A, URL), &[timeout(URL)], limit(), 64 * MIB);
+    check(
+        "never answers (no TLS)",
+        &fetch(&ca, &s, A, URL),
+        &[timeout(URL)],
+        limit(),
+        64 * MIB,
+    );
     let s = HostileServer::start(&ca, A, Script::TlsStall);
-    check("stalls the TLS handshake", &fetch(&ca, &s, A, URL), &[timeout(URL)], limit(), 64 * MIB);
+    check(
+        "stalls the TLS handshake",
+        &fetch(&ca, &s, A, URL),
+        &[timeout(URL)],
+        limit(),
+        64 * MIB,
+    );
     let s = HostileServer::start(
         &ca,
         A,
         http(
             CertKind::Valid,
-            vec![Step::Drip(head("Content-Type: text/plain\r\nContent-Length: 5\r\n"), Duration::from_secs(1))],
+            vec![Step::Drip(
+                head("Content-Type: text/plain\r\nContent-Length: 5\r\n"),
+                Duration::from_secs(1),
+            )],
         ),
     );
-    check("one head byte per second", &fetch(&ca, &s, A, URL), &[timeout(URL)], limit(), 64 * MIB);
+    check(
+        "one head byte per second",
+        &fetch(&ca, &s, A, URL),
+        &[timeout(URL)],
+        limit(),
+        64 * MIB,
+    );
     let s = HostileServer::start(
         &ca,
         A,
@@ -199,11 +224,20 @@ fn silence_and_dripping_end_at_the_request_limit() {
             ],
         ),
     );
-    check("one body byte per second", &fetch(&ca, &s, A, URL), &[body_read(URL)], limit(), 64 * MIB);
+    check(
+        "one body byte per second",
+        &fetch(&ca, &s, A, URL),
+        &[body_read(URL)],
+        limit(),
+        64 * MIB,
+    );
     let s = HostileServer::start(
         &ca,
         A,
-        http(CertKind::Valid, vec![Step::Forever(b"HTTP/1.1 100 Continue\r\n\r\n".to_vec())]),
+        http(
+            CertKind::Valid,
+            vec![Step::Forever(b"HTTP/1.1 100 Continue\r\n\r\n".to_vec())],
+        ),
     );
     check(
         "an endless series of 1xx responses",
@@ -226,26 +260,46 @@ fn endless_and_oversized_answers_are_bounded() {
         http(
             CertKind::Valid,
             vec![
-                Step::Write(head("Content-Type: text/html\r\nTransfer-Encoding: chunked\r\n")),
+                Step::Write(head(
+                    "Content-Type: text/html\r\nTransfer-Encoding: chunked\r\n",
+                )),
                 Step::Forever(chunk),
             ],
         ),
     );
-    check("an endless chunked body", &fetch(&ca, &s, A, URL), &[body_cap(URL)], limit(), 64 * MIB);
+    check(
+        "an endless chunked body",
+        &fetch(&ca, &s, A, URL),
+        &[body_cap(URL)],
+        limit(),
+        64 * MIB,
+    );
     let mut big = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n".to_vec();
     for i in 0..(10 * MIB as usize / 64) {
         big.extend_from_slice(format!("X-Filler-{i:08}: {}\r\n", "v".repeat(38)).as_bytes());
     }
     big.extend_from_slice(b"Content-Length: 2\r\n\r\nok");
     let s = HostileServer::start(&ca, A, http(CertKind::Valid, vec![Step::Write(big)]));
-    check("10 MiB of headers", &fetch(&ca, &s, A, URL), &[net_failed(URL)], limit(), 64 * MIB);
+    check(
+        "10 MiB of headers",
+        &fetch(&ca, &s, A, URL),
+        &[net_failed(URL)],
+        limit(),
+        64 * MIB,
+    );
     let mut many = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n".to_vec();
     for i in 0..10_000 {
         many.extend_from_slice(format!("X-{i}: v\r\n").as_bytes());
     }
     many.extend_from_slice(b"Content-Length: 2\r\n\r\nok");
     let s = HostileServer::start(&ca, A, http(CertKind::Valid, vec![Step::Write(many)]));
-    check("10,000 headers", &fetch(&ca, &s, A, URL), &[net_failed(URL)], limit(), 64 * MIB);
+    check(
+        "10,000 headers",
+        &fetch(&ca, &s, A, URL),
+        &[net_failed(URL)],
+        limit(),
+        64 * MIB,
+    );
 }
 
 #[test]
@@ -257,35 +311,65 @@ fn lying_lengths_and_bad_chunks() {
         http(
             CertKind::Valid,
             vec![Step::Write(
-                [head("Content-Type: text/plain\r\nContent-Length: 1000\r\n"), b"only ten b".to_vec()].concat(),
+                [
+                    head("Content-Type: text/plain\r\nContent-Length: 1000\r\n"),
+                    b"only ten b".to_vec(),
+                ]
+                .concat(),
             )],
         ),
     );
     // The server keeps the connection open after 10 of 1000 bytes: the
     // request limit ends the read.
-    check("Content-Length longer than the body", &fetch(&ca, &s, A, URL), &[body_read(URL)], limit(), 64 * MIB);
+    check(
+        "Content-Length longer than the body",
+        &fetch(&ca, &s, A, URL),
+        &[body_read(URL)],
+        limit(),
+        64 * MIB,
+    );
     let s = HostileServer::start(
         &ca,
         A,
         http(
             CertKind::Valid,
             vec![Step::Write(
-                [head("Content-Type: text/plain\r\nContent-Length: 5\r\n"), b"hello, and a lot more".to_vec()].concat(),
+                [
+                    head("Content-Type: text/plain\r\nContent-Length: 5\r\n"),
+                    b"hello, and a lot more".to_vec(),
+                ]
+                .concat(),
             )],
         ),
     );
-    check("Content-Length shorter than the body", &fetch(&ca, &s, A, URL), &[ok_tail("hello")], limit(), 64 * MIB);
+    check(
+        "Content-Length shorter than the body",
+        &fetch(&ca, &s, A, URL),
+        &[ok_tail("hello")],
+        limit(),
+        64 * MIB,
+    );
     let s = HostileServer::start(
         &ca,
         A,
         http(
             CertKind::Valid,
             vec![Step::Write(
-                [head("Content-Type: text/plain\r\nTransfer-Encoding: chunked\r\n"), b"zz\r\nhello\r\n0\r\n\r\n".to_vec()].concat(),
+                [
+                    head("Content-Type: text/plain\r\nTransfer-Encoding: chunked\r\n"),
+                    b"zz\r\nhello\r\n0\r\n\r\n".to_vec(),
+                ]
+                .concat(),
             )],
         ),
     );
-    check("an invalid chunk size", &fetch(&ca, &s, A, URL), &[body_read(URL)], limit(), 64 * MIB);
+    check(
+        "an invalid chunk size",
+        &fetch(&ca, &s, A, URL),
+        &[body_read(URL)],
+        limit(),
+        64 * MIB,
+    );
 }
 
 fn compress(coding: &str, data: &[u8]) -> Vec<u8> {
@@ -330,16 +414,32 @@ fn decompression_bombs_stop_at_the_cap() {
         let s = HostileServer::start(
             &ca,
             A,
-            http(CertKind::Valid, vec![Step::Write([head(&fields), body].concat())]),
+            http(
+                CertKind::Valid,
+                vec![Step::Write([head(&fields), body].concat())],
+            ),
         );
-        check(name, &fetch(&ca, &s, A, URL), &[body_cap(URL)], limit(), 64 * MIB);
+        check(
+            name,
+            &fetch(&ca, &s, A, URL),
+            &[body_cap(URL)],
+            limit(),
+            64 * MIB,
+        );
     }
 }
 
 #[test]
 fn redirects_loops_chains_and_blocked_targets() {
     let ca = TestCa::new();
-    let names = ["a.example", "h1.example", "h2.example", "h3.example", "h4.example", "h5.example"];
+    let names = [
+        "a.example",
+        "h1.example",
+        "h2.example",
+        "h3.example",
+        "h4.example",
+        "h5.example",
+    ];
     let s = HostileServer::start(
         &ca,
         &names,
@@ -348,7 +448,10 @@ fn redirects_loops_chains_and_blocked_targets() {
             std::sync::Arc::new(|req: &str| {
                 let host = req
                     .lines()
-                    .find_map(|l| l.strip_prefix("host: ").or_else(|| l.strip_prefix("Host: ")))
+                    .find_map(|l| {
+                        l.strip_prefix("host: ")
+                            .or_else(|| l.strip_prefix("Host: "))
+                    })
                     .unwrap_or("")
                     .to_string();
                 let path = req.split_whitespace().nth(1).unwrap_or("/").to_string();
@@ -405,7 +508,10 @@ fn redirects_loops_chains_and_blocked_targets() {
         ("https://[::1]/", "::1"),
         ("https://[::ffff:127.0.0.1]/", "::ffff:127.0.0.1"),
         ("https://[::ffff:a9fe:a9fe]/", "::ffff:169.254.169.254"),
-        ("https://169.254.169.254/latest/meta-data/", "169.254.169.254"),
+        (
+            "https://169.254.169.254/latest/meta-data/",
+            "169.254.169.254",
+        ),
         ("https://[fd00:ec2::254]/", "fd00:ec2::254"),
         ("https://100.100.100.200/", "100.100.100.200"),
         ("https://10.0.0.1/", "10.0.0.1"),
@@ -443,7 +549,16 @@ fn bad_certificates_fail_closed() {
         let s = HostileServer::start(
             &ca,
             A,
-            http(kind, vec![Step::Write([head("Content-Type: text/plain\r\nContent-Length: 2\r\n"), b"no".to_vec()].concat())]),
+            http(
+                kind,
+                vec![Step::Write(
+                    [
+                        head("Content-Type: text/plain\r\nContent-Length: 2\r\n"),
+                        b"no".to_vec(),
+                    ]
+                    .concat(),
+                )],
+            ),
         );
         let o = fetch(&ca, &s, A, URL);
         check(name, &o, &[net_failed(URL)], limit(), 64 * MIB);
@@ -468,25 +583,60 @@ fn hostile_http2() {
             vec![
                 wait.clone(),
                 Step::Write(h2_frame(1, 0, 1, &h2_ok_headers())), // no END_HEADERS
-                Step::Forever(h2_frame(9, 0, 1, &[0x40, 1, b'x', 100].iter().copied().chain(std::iter::repeat_n(b'y', 100)).collect::<Vec<u8>>())),
+                Step::Forever(h2_frame(
+                    9,
+                    0,
+                    1,
+                    &[0x40, 1, b'x', 100]
+                        .iter()
+                        .copied()
+                        .chain(std::iter::repeat_n(b'y', 100))
+                        .collect::<Vec<u8>>(),
+                )),
             ],
             vec![net_failed(URL), timeout(URL)],
         ),
         (
             "h2 RST_STREAM mid-body",
-            vec![wait.clone(), Step::Write([headers.clone(), some_data.clone(), h2_frame(3, 0, 1, &[0, 0, 0, 2])].concat())],
+            vec![
+                wait.clone(),
+                Step::Write(
+                    [
+                        headers.clone(),
+                        some_data.clone(),
+                        h2_frame(3, 0, 1, &[0, 0, 0, 2]),
+                    ]
+                    .concat(),
+                ),
+            ],
             vec![body_read(URL)],
         ),
         (
             "h2 GOAWAY mid-body",
-            vec![wait.clone(), Step::Write([headers.clone(), some_data.clone(), h2_frame(7, 0, 0, &[0, 0, 0, 0, 0, 0, 0, 2])].concat())],
+            vec![
+                wait.clone(),
+                Step::Write(
+                    [
+                        headers.clone(),
+                        some_data.clone(),
+                        h2_frame(7, 0, 0, &[0, 0, 0, 0, 0, 0, 0, 2]),
+                    ]
+                    .concat(),
+                ),
+            ],
             vec![body_read(URL)],
         ),
         (
             "h2 window update past 2^31-1",
             vec![
                 wait.clone(),
-                Step::Write([h2_frame(8, 0, 0, &0x7fff_ffffu32.to_be_bytes()), h2_frame(8, 0, 0, &0x7fff_ffffu32.to_be_bytes())].concat()),
+                Step::Write(
+                    [
+                        h2_frame(8, 0, 0, &0x7fff_ffffu32.to_be_bytes()),
+                        h2_frame(8, 0, 0, &0x7fff_ffffu32.to_be_bytes()),
+                    ]
+                    .concat(),
+                ),
                 Step::Sleep(Duration::from_secs(5)),
             ],
             vec![net_failed(URL), body_read(URL), timeout(URL)],
@@ -503,15 +653,41 @@ fn pages_that_attack_the_decoder_and_the_parser() {
     let ca = TestCa::new();
     let serve = |fields: &str, body: Vec<u8>| {
         let fields = format!("{fields}Content-Length: {}\r\n", body.len());
-        HostileServer::start(&ca, A, http(CertKind::Valid, vec![Step::Write([head(&fields), body].concat())]))
+        HostileServer::start(
+            &ca,
+            A,
+            http(
+                CertKind::Valid,
+                vec![Step::Write([head(&fields), body].concat())],
+            ),
+        )
     };
     // 8 MiB of 0x80 in windows-1252: every byte decodes to a 3-byte '€'.
-    let s = serve("Content-Type: text/plain; charset=windows-1252\r\n", vec![0x80; 8 * MIB as usize]);
+    let s = serve(
+        "Content-Type: text/plain; charset=windows-1252\r\n",
+        vec![0x80; 8 * MIB as usize],
+    );
     let o = fetch(&ca, &s, A, URL);
-    check("a charset whose decoder expands the body 3x", &o, &[ok_tail(&"€".repeat(40_000))], limit(), 160 * MIB);
-    let deep = format!("<html><body>{}<p>deep text</p>{}</body></html>", "<div>".repeat(100_000), "</div>".repeat(100_000));
+    check(
+        "a charset whose decoder expands the body 3x",
+        &o,
+        &[ok_tail(&"€".repeat(40_000))],
+        limit(),
+        160 * MIB,
+    );
+    let deep = format!(
+        "<html><body>{}<p>deep text</p>{}</body></html>",
+        "<div>".repeat(100_000),
+        "</div>".repeat(100_000)
+    );
     let s = serve("Content-Type: text/html\r\n", deep.into_bytes());
-    check("HTML nested 100,000 levels deep", &fetch(&ca, &s, A, URL), &[ok_tail("deep text")], limit(), 96 * MIB);
+    check(
+        "HTML nested 100,000 levels deep",
+        &fetch(&ca, &s, A, URL),
+        &[ok_tail("deep text")],
+        limit(),
+        96 * MIB,
+    );
     let siblings = format!("<html><body>{}</body></html>", "<p>a</p>".repeat(1_000_000));
     let s = serve("Content-Type: text/html\r\n", siblings.into_bytes());
     check(
@@ -522,7 +698,10 @@ fn pages_that_attack_the_decoder_and_the_parser() {
         640 * MIB,
     );
     let words = "word ".repeat(8 * MIB as usize / 5 - 10);
-    let s = serve("Content-Type: text/html\r\n", format!("<p>{words}</p>").into_bytes());
+    let s = serve(
+        "Content-Type: text/html\r\n",
+        format!("<p>{words}</p>").into_bytes(),
+    );
     check(
         "a single 8 MiB text node",
         &fetch(&ca, &s, A, URL),

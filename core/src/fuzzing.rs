@@ -154,7 +154,11 @@ pub fn body(data: &[u8]) {
                 break;
             }
         }
-        assert!(d.inflated() <= cap + 1, "inflated {} past cap {cap}", d.inflated());
+        assert!(
+            d.inflated() <= cap + 1,
+            "inflated {} past cap {cap}",
+            d.inflated()
+        );
         pushed.and_then(|_| d.finish())
     };
     // Arbitrary bytes: anything but a panic or more than the cap.
@@ -208,11 +212,7 @@ pub fn content_type(data: &[u8]) {
     if let Ok(ct) = &first {
         let _ = crate::body::charset::encoding_for(ct.charset.as_deref());
         let upper = crate::body::classify(Some(&header.to_ascii_uppercase()));
-        assert_eq!(
-            upper.as_ref().map(|c| c.class),
-            Ok(ct.class),
-            "{header:?}"
-        );
+        assert_eq!(upper.as_ref().map(|c| c.class), Ok(ct.class), "{header:?}");
     }
 }
 
