@@ -4,10 +4,12 @@
 //! stays on). For each case: the documented outcome, a bound on wall time
 //! (the policy's limits, shortened here to keep the suite fast, plus a
 //! margin), a bound on the process's peak memory, and nothing left
-//! running (the CLI has exited; servers stop when dropped).
+//! running (the CLI has exited; servers stop when dropped). Each case runs
+//! in a helper process (this test binary again) so that its peak memory is
+//! the CLI's own, read with getrusage.
 
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use webgate::messages::{FetchError, HopRefusal, Refusal};
@@ -32,16 +34,34 @@ struct Outcome {
     peak: u64,
 }
 
-/// Peak RSS of a running process: VmHWM only grows, so the last reading
-/// before exit is (up to the polling interval) the peak.
-fn vm_hwm(pid: u32) -> Option<u64> {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace()
-        .nth(1)?
-        .parse::<u64>()
-        .ok()
-        .map(|kb| kb * 1024)
+/// Set in the environment of the helper process (see [`rss_helper`]).
+const HELPER: &str = "WEBGATE_HOSTILE_RSS_HELPER";
+
+/// Not a test of its own: when the matrix re-runs this test binary with
+/// [`HELPER`] set, this runs the CLI with the arguments given there, waits,
+/// and prints the child's exit code, output and peak RSS. The helper has
+/// exactly one child, so `getrusage(RUSAGE_CHILDREN)` is that child's
+/// peak, however briefly it ran. Without the variable it does nothing.
+#[test]
+fn rss_helper() {
+    let Ok(args) = std::env::var(HELPER) else {
+        return;
+    };
+    let args: Vec<String> = serde_json::from_str(&args).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_webgate"))
+        .args(&args)
+        .output()
+        .unwrap();
+    let usage =
+        nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN).unwrap();
+    let report = serde_json::json!({
+        "code": out.status.code().unwrap_or(-1),
+        "stdout": String::from_utf8_lossy(&out.stdout),
+        "stderr": String::from_utf8_lossy(&out.stderr),
+        // Linux reports kilobytes.
+        "peak": usage.max_rss() as u64 * 1024,
+    });
+    println!("RSS-HELPER {report}");
 }
 
 fn pem(ca: &TestCa) -> std::path::PathBuf {
@@ -78,35 +98,31 @@ fn fetch(ca: &TestCa, server: &HostileServer, names: &[&str], url: &str) -> Outc
         args.push(format!("{n}={PUBLIC}"));
     }
     let started = Instant::now();
-    let child = Command::new(env!("CARGO_BIN_EXE_webgate"))
-        .args(&args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "rss_helper",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
+        .env(HELPER, serde_json::to_string(&args).unwrap())
+        .output()
         .unwrap();
-    let pid = child.id();
-    let (tx, rx) = std::sync::mpsc::channel();
-    let poller = std::thread::spawn(move || {
-        let mut peak = 0;
-        while rx.try_recv().is_err() {
-            if let Some(v) = vm_hwm(pid) {
-                peak = peak.max(v);
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        peak
-    });
-    let out = child.wait_with_output().unwrap();
     let wall = started.elapsed();
-    let _ = tx.send(());
-    let peak = poller.join().unwrap();
     let _ = std::fs::remove_file(pem);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout
+        .lines()
+        .find_map(|l| l.split_once("RSS-HELPER ").map(|(_, r)| r))
+        .unwrap_or_else(|| panic!("the helper did not report: {stdout}"));
+    let r: serde_json::Value = serde_json::from_str(line).unwrap();
     Outcome {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: r["code"].as_i64().unwrap() as i32,
+        stdout: r["stdout"].as_str().unwrap().to_string(),
+        stderr: r["stderr"].as_str().unwrap().to_string(),
         wall,
-        peak,
+        peak: r["peak"].as_u64().unwrap(),
     }
 }
 
