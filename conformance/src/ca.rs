@@ -32,6 +32,27 @@ impl std::fmt::Debug for TestCa {
 }
 
 impl TestCa {
+    /// A TLS server configuration for `names` with a leaf of this `kind`,
+    /// offering these ALPN protocols (the servers of the simulator, the
+    /// loopback server and the hostile servers all start here).
+    pub fn server_config(
+        &self,
+        names: &[String],
+        kind: CertKind,
+        alpn: &[&[u8]],
+    ) -> Result<rustls::ServerConfig, String> {
+        let (chain, key) = self.leaf(names, kind);
+        let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+        let mut cfg = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(|e| e.to_string())?
+            .with_no_client_auth()
+            .with_single_cert(chain, key)
+            .map_err(|e| e.to_string())?;
+        cfg.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+        Ok(cfg)
+    }
+
     /// A fresh CA.
     pub fn new() -> TestCa {
         let mut params = CertificateParams::new(Vec::<String>::new()).expect("CA params");

@@ -121,15 +121,9 @@ impl HostileServer {
     pub fn start(ca: &TestCa, names: &[&str], script: Script) -> HostileServer {
         let names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
         let acceptor = |kind: CertKind, alpn: &[u8]| {
-            let (chain, key) = ca.leaf(&names, kind);
-            let provider = Arc::new(rustls::crypto::ring::default_provider());
-            let mut cfg = rustls::ServerConfig::builder_with_provider(provider)
-                .with_safe_default_protocol_versions()
-                .expect("protocols")
-                .with_no_client_auth()
-                .with_single_cert(chain, key)
-                .expect("certificate");
-            cfg.alpn_protocols = vec![alpn.to_vec()];
+            let cfg = ca
+                .server_config(&names, kind, &[alpn])
+                .expect("a server configuration");
             tokio_rustls::TlsAcceptor::from(Arc::new(cfg))
         };
         let tls = match &script {

@@ -24,15 +24,9 @@ impl LoopbackServer {
     /// `Content-Type: text/plain\r\n`) and `body` with a Content-Length.
     pub fn start(ca: &TestCa, names: &[&str], head_fields: &str, body: Vec<u8>) -> LoopbackServer {
         let names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
-        let (chain, key) = ca.leaf(&names, CertKind::Valid);
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let mut cfg = rustls::ServerConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()
-            .expect("protocols")
-            .with_no_client_auth()
-            .with_single_cert(chain, key)
-            .expect("certificate");
-        cfg.alpn_protocols = vec![b"http/1.1".to_vec()];
+        let cfg = ca
+            .server_config(&names, CertKind::Valid, &[b"http/1.1"])
+            .expect("a server configuration");
         let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(cfg));
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)

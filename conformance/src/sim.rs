@@ -117,21 +117,13 @@ impl SimDial {
             } else {
                 names
             };
-            let (chain, key) = ca.leaf(&names, kind);
-            let names = names.clone();
-            let provider = Arc::new(rustls::crypto::ring::default_provider());
-            let mut cfg = rustls::ServerConfig::builder_with_provider(provider)
-                .with_safe_default_protocol_versions()
-                .map_err(|e| e.to_string())?
-                .with_no_client_auth()
-                .with_single_cert(chain, key)
-                .map_err(|e| e.to_string())?;
-            cfg.alpn_protocols = match spec.alpn.as_str() {
-                "h2" => vec![b"h2".to_vec()],
-                "http/1.1" => vec![b"http/1.1".to_vec()],
-                "none" => vec![],
+            let alpn: &[&[u8]] = match spec.alpn.as_str() {
+                "h2" => &[b"h2"],
+                "http/1.1" => &[b"http/1.1"],
+                "none" => &[],
                 other => return Err(format!("unknown alpn {other:?}")),
             };
+            let cfg = ca.server_config(&names, kind, alpn)?;
             servers.insert(
                 addr,
                 Arc::new(ServerState {
