@@ -131,14 +131,7 @@ impl HostileServer {
             Script::H2(_) => Some(acceptor(CertKind::Valid, b"h2")),
             _ => None,
         };
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .expect("runtime");
-        let std_listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        std_listener.set_nonblocking(true).expect("nonblocking");
-        let port = std_listener.local_addr().expect("addr").port();
+        let (rt, std_listener, port) = crate::loopback::background_listener();
         let connections = Arc::new(AtomicUsize::new(0));
         let count = connections.clone();
         rt.spawn(async move {

@@ -28,14 +28,7 @@ impl LoopbackServer {
             .server_config(&names, CertKind::Valid, &[b"http/1.1"])
             .expect("a server configuration");
         let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(cfg));
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .expect("runtime");
-        let std_listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        std_listener.set_nonblocking(true).expect("nonblocking");
-        let port = std_listener.local_addr().expect("addr").port();
+        let (rt, std_listener, port) = crate::loopback::background_listener();
         let connections = Arc::new(AtomicUsize::new(0));
         let count = connections.clone();
         let mut response = format!(
@@ -79,4 +72,18 @@ impl LoopbackServer {
             _rt: rt,
         }
     }
+}
+
+/// A one-worker runtime and a non-blocking listener on 127.0.0.1 (any
+/// port) for a test server to run on; the port is returned too.
+pub(crate) fn background_listener() -> (tokio::runtime::Runtime, std::net::TcpListener, u16) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.set_nonblocking(true).expect("nonblocking");
+    let port = listener.local_addr().expect("addr").port();
+    (rt, listener, port)
 }
