@@ -10,6 +10,9 @@
 //! Predictions are written to `target/extract-predictions.json` so the
 //! reference script can score them too.
 //!
+//! `WEBGATE_EXTRACT_PER_PAGE=1` also lists the 40 worst pages;
+//! `WEBGATE_EXTRACT_QUALITY_ONLY=1` stops after the scores.
+//!
 //! Speed: single-threaded extraction over all pages against html5ever
 //! parsing alone of the same pages, in the same run.
 
@@ -262,6 +265,12 @@ fn main() {
         for (p, r, k) in rows.iter().take(40) {
             println!("  {k} P={p:.3} R={r:.3}");
         }
+    }
+
+    // `WEBGATE_EXTRACT_QUALITY_ONLY`: the scores alone, for a quick loop
+    // while working on the algorithm.
+    if std::env::var_os("WEBGATE_EXTRACT_QUALITY_ONLY").is_some() {
+        return;
     }
 
     // Speed, single thread: rounds alternate between the two so that

@@ -248,9 +248,9 @@ pub fn is_block(tag: &str) -> bool {
     )
 }
 
-/// Chooses the subtrees to render: the best-scoring candidate and the
-/// siblings that score close to it, in document order.
-pub fn select(doc: &Doc) -> Vec<Id> {
+/// Readability's paragraph scores, summed into the candidates that hold
+/// the paragraphs; `shut` regions take no part.
+fn score_candidates(doc: &Doc, shut: &[bool]) -> (Vec<f64>, Vec<bool>) {
     let n = doc.nodes.len();
     let mut score = vec![0.0f64; n];
     let mut is_candidate = vec![false; n];
@@ -277,7 +277,7 @@ pub fn select(doc: &Doc) -> Vec<Id> {
         |len: usize, commas: usize| 1.0 + commas.min(20) as f64 + (len / 100).min(3) as f64;
     for id in 0..n {
         let node = &doc.nodes[id];
-        if node.junk || node.text_len < 25 {
+        if node.junk || node.text_len < 25 || shut[id] {
             continue;
         }
         if is_paragraph(doc, id) {
@@ -293,27 +293,103 @@ pub fn select(doc: &Doc) -> Vec<Id> {
         if !is_block(tag) || matches!(tag, "body" | "html") {
             continue;
         }
+        // Loose text is cut into paragraphs where a browser shows one
+        // ends: at a block child, or at two line breaks in a row (pages
+        // that write paragraphs as `text<br><br>text`).
         let (mut loose, mut commas) = (0, 0);
+        let mut breaks = 0;
+        let mut segments = Vec::new();
         for &c in &node.children {
             let k = &doc.nodes[c];
-            if k.junk || k.tag().is_some_and(is_block) {
+            if k.junk {
+                continue;
+            }
+            let tag = k.tag();
+            let ends = match tag {
+                Some("br") => {
+                    breaks += 1;
+                    breaks >= 2
+                }
+                Some(t) => is_block(t),
+                // Whitespace between two breaks keeps them a pair.
+                None => {
+                    if k.text_len > 0 && !is_blank(doc, c) {
+                        breaks = 0;
+                    }
+                    false
+                }
+            };
+            if tag.is_some_and(|t| t != "br") {
+                breaks = 0;
+            }
+            if ends {
+                segments.push((loose, commas));
+                (loose, commas, breaks) = (0, 0, 0);
+                continue;
+            }
+            if tag.is_some_and(is_block) {
                 continue;
             }
             loose += k.text_len;
             commas += k.commas;
         }
-        if loose >= 25 {
-            add(
-                Some(id),
-                para_score(loose, commas),
-                &mut score,
-                &mut is_candidate,
-            );
+        segments.push((loose, commas));
+        for (loose, commas) in segments {
+            if loose >= 25 {
+                add(
+                    Some(id),
+                    para_score(loose, commas),
+                    &mut score,
+                    &mut is_candidate,
+                );
+            }
         }
     }
+    (score, is_candidate)
+}
+
+/// Chooses the subtrees to render: the best-scoring candidate and the
+/// siblings that score close to it, in document order.
+pub fn select(doc: &Doc) -> Vec<Id> {
+    let n = doc.nodes.len();
+    // Regions named as boilerplate (comment threads, related stories,
+    // footers) neither score nor stand as candidates, as readability
+    // strips its unlikely candidates first: a long comment thread must not
+    // outscore a short article. Only when that leaves nothing to choose
+    // are they scored after all.
+    // A name is weaker evidence than structure: a region that holds an
+    // `<article>` or `<main>` is a layout wrapper whatever its class says
+    // ("container penci_sidebar").
+    let mut holds_article = vec![false; n];
+    for id in (0..n).rev() {
+        let node = &doc.nodes[id];
+        if holds_article[id] || matches!(node.tag(), Some("article" | "main")) {
+            holds_article[id] = true;
+            if let Some(p) = node.parent {
+                holds_article[p] = true;
+            }
+        }
+    }
+    let mut shut = vec![false; n];
+    for id in 0..n {
+        let node = &doc.nodes[id];
+        let own = match node.tag() {
+            None | Some("body" | "html") => false,
+            _ if holds_article[id] => false,
+            Some(t) => matches!(t, "nav" | "aside" | "footer") || is_unlikely(doc, id),
+        };
+        shut[id] = own || node.parent.is_some_and(|p| shut[p]);
+    }
+    let (score, is_candidate) = match score_candidates(doc, &shut) {
+        scored if scored.1.iter().zip(&shut).any(|(&c, &s)| c && !s) => scored,
+        _ => {
+            shut.fill(false);
+            score_candidates(doc, &shut)
+        }
+    };
     let final_score = |id: Id| score[id] * (1.0 - doc.nodes[id].link_density());
     let top = (0..n)
-        .filter(|&i| is_candidate[i] && !doc.nodes[i].junk)
+        .filter(|&i| is_candidate[i] && !doc.nodes[i].junk && !shut[i])
         .max_by(|&a, &b| final_score(a).total_cmp(&final_score(b)));
     let Some(mut top) = top else {
         return vec![doc.body()];
@@ -379,6 +455,11 @@ pub fn select(doc: &Doc) -> Vec<Id> {
         }
     }
     out
+}
+
+/// A text node of whitespace only.
+fn is_blank(doc: &Doc, id: Id) -> bool {
+    matches!(&doc.nodes[id].kind, Kind::Text(t) if t.trim().is_empty())
 }
 
 /// Text with whitespace collapsed and case folded, for comparisons.

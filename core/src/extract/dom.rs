@@ -66,7 +66,20 @@ impl Node {
         self.class_id = if c.is_empty() && i.is_empty() {
             String::new()
         } else {
-            format!("{c} {i}").to_ascii_lowercase()
+            // Taxonomy classes (`category-<slug>`, `tag-<slug>`, as
+            // WordPress stamps on every post) name the subject, not the
+            // element's role: "category-advertising" is a post about ads.
+            let mut out = String::with_capacity(c.len() + i.len() + 1);
+            for word in c.split_ascii_whitespace() {
+                let lower = word.to_ascii_lowercase();
+                if lower.starts_with("category-") || lower.starts_with("tag-") {
+                    continue;
+                }
+                out.push_str(&lower);
+                out.push(' ');
+            }
+            out.push_str(&i.to_ascii_lowercase());
+            out
         };
     }
 
@@ -204,12 +217,17 @@ impl Doc {
         sum_stats(&mut nodes);
         // A form is a search box, a login, a newsletter signup: dropped.
         // Unless it holds the page (ASP.NET wraps whole pages in one form),
-        // which its amount of text shows.
+        // which its share of the page's text shows (four fifths or more),
+        // or its amount of text outside links (a page's menus can make most
+        // of a wrapper's text link text; a signup form has no thousand
+        // characters of prose).
+        let page_text = body.map_or(0, |b| nodes[b].text_len);
         let mut dropped_form = false;
         for n in nodes.iter_mut() {
             if n.tag() == Some("form")
                 && !n.junk
-                && (n.text_len < FORM_KEEP_TEXT || n.link_density() > 0.5)
+                && n.text_len * 5 < page_text * 4
+                && n.text_len.saturating_sub(n.link_len) < FORM_KEEP_TEXT
             {
                 n.junk = true;
                 dropped_form = true;
@@ -240,7 +258,8 @@ impl Doc {
     }
 }
 
-/// A form with this much text (or more) is taken to wrap the page.
+/// A form with this much text outside links (or more) is taken to wrap
+/// the page.
 const FORM_KEEP_TEXT: usize = 1000;
 
 /// Text, link text and commas, summed bottom-up over the non-junk nodes.

@@ -85,6 +85,13 @@ impl Buf {
         self.brk = self.brk.max(1);
         self.space = false;
     }
+
+    /// A `<br>`: a line break, and a second one with no text between
+    /// ends the paragraph (pages write paragraphs as `text<br><br>text`).
+    fn br(&mut self) {
+        self.brk = (self.brk + 1).min(2);
+        self.space = false;
+    }
 }
 
 enum FrameKind {
@@ -187,7 +194,7 @@ pub fn render(doc: &Doc, roots: &[Id], base: &Url, style: Style, prune: bool) ->
                         if pre {
                             top(&mut frames).text("\n");
                         } else {
-                            top(&mut frames).line();
+                            top(&mut frames).br();
                         }
                         continue;
                     }
