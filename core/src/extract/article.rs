@@ -359,11 +359,13 @@ pub fn select(doc: &Doc) -> Vec<Id> {
     // are they scored after all.
     // A name is weaker evidence than structure: a region that holds an
     // `<article>` or `<main>` is a layout wrapper whatever its class says
-    // ("container penci_sidebar").
+    // ("container penci_sidebar"). Not an `<article>` named as what it
+    // is not (`<article class="comment-body">`, one comment of a thread).
     let mut holds_article = vec![false; n];
     for id in (0..n).rev() {
         let node = &doc.nodes[id];
-        if holds_article[id] || matches!(node.tag(), Some("article" | "main")) {
+        let named_aside = has_fragment(&node.class_id, UNLIKELY);
+        if holds_article[id] || (matches!(node.tag(), Some("article" | "main")) && !named_aside) {
             holds_article[id] = true;
             if let Some(p) = node.parent {
                 holds_article[p] = true;
@@ -376,7 +378,11 @@ pub fn select(doc: &Doc) -> Vec<Id> {
         let own = match node.tag() {
             None | Some("body" | "html") => false,
             _ if holds_article[id] => false,
-            Some(t) => matches!(t, "nav" | "aside" | "footer") || is_unlikely(doc, id),
+            Some(t) => {
+                matches!(t, "nav" | "aside" | "footer")
+                    || is_unlikely(doc, id)
+                    || is_nested_article(doc, id)
+            }
         };
         shut[id] = own || node.parent.is_some_and(|p| shut[p]);
     }
@@ -457,6 +463,35 @@ pub fn select(doc: &Doc) -> Vec<Id> {
     out
 }
 
+/// One of several `<article>`s side by side inside another article: the
+/// HTML standard's reading of nested articles is "related to the outer
+/// one" (its comments, or teasers for other posts), not part of it.
+fn is_nested_article(doc: &Doc, id: Id) -> bool {
+    let node = &doc.nodes[id];
+    if node.tag() != Some("article") {
+        return false;
+    }
+    let Some(parent) = node.parent else {
+        return false;
+    };
+    let siblings = doc.nodes[parent]
+        .children
+        .iter()
+        .filter(|&&c| doc.nodes[c].tag() == Some("article") && !doc.nodes[c].junk)
+        .count();
+    if siblings < 2 {
+        return false;
+    }
+    let mut anc = Some(parent);
+    while let Some(a) = anc {
+        if doc.nodes[a].tag() == Some("article") {
+            return true;
+        }
+        anc = doc.nodes[a].parent;
+    }
+    false
+}
+
 /// A text node of whitespace only.
 fn is_blank(doc: &Doc, id: Id) -> bool {
     matches!(&doc.nodes[id].kind, Kind::Text(t) if t.trim().is_empty())
@@ -489,7 +524,10 @@ fn folded(doc: &Doc, id: Id) -> String {
 pub fn is_boilerplate(doc: &Doc, id: Id) -> bool {
     let n = &doc.nodes[id];
     let Some(tag) = n.tag() else { return false };
-    if matches!(tag, "nav" | "aside" | "footer" | "figcaption") || is_unlikely(doc, id) {
+    if matches!(tag, "nav" | "aside" | "footer" | "figcaption")
+        || is_unlikely(doc, id)
+        || is_nested_article(doc, id)
+    {
         return true;
     }
     if matches!(tag, "h1" | "h2") && !doc.title.is_empty() && n.text_len < 300 {
