@@ -148,6 +148,23 @@ fn has_token(class_id: &str, words: &[&str]) -> bool {
         .any(|tok| words.contains(&tok))
 }
 
+/// Class/id fragments that name an element's metadata role.
+const META: &[&str] = &[
+    "meta",
+    "byline",
+    "dateline",
+    "timestamp",
+    "author",
+    "published",
+    "updated",
+    "posted",
+];
+
+fn is_negative(class_id: &str) -> bool {
+    !class_id.is_empty()
+        && (has_fragment(class_id, NEGATIVE) || has_token(class_id, NEGATIVE_TOKENS))
+}
+
 /// The class/id weight of a node: −25, 0, +25 (or 0 when both).
 pub fn class_weight(doc: &Doc, id: Id) -> i32 {
     let ci = &doc.nodes[id].class_id;
@@ -155,7 +172,7 @@ pub fn class_weight(doc: &Doc, id: Id) -> i32 {
         return 0;
     }
     let mut w = 0;
-    if has_fragment(ci, NEGATIVE) || has_token(ci, NEGATIVE_TOKENS) {
+    if is_negative(ci) {
         w -= 25;
     }
     if has_fragment(ci, POSITIVE) {
@@ -518,6 +535,218 @@ fn folded(doc: &Doc, id: Id) -> String {
         .to_lowercase()
 }
 
+/// Whether a heading repeats the page title (both folded): readability's
+/// test, most of the heading's text is made of title words. Headings
+/// reword titles ("Skyrim (skyrim) run speed" for "Skyrim run speed"), so
+/// containment alone misses them.
+fn repeats_title(heading: &str, title: &str) -> bool {
+    if title.contains(heading) || heading.contains(title) {
+        return true;
+    }
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let title_words = words(title);
+    let heading_words = words(heading);
+    let total: usize = heading_words.iter().map(|w| w.len()).sum();
+    if total == 0 {
+        return false;
+    }
+    let unmatched: usize = heading_words
+        .iter()
+        .filter(|w| !title_words.contains(w))
+        .map(|w| w.len())
+        .sum();
+    (unmatched as f64) / (total as f64) < 0.25
+}
+
+/// The longest text (characters) a metadata line may have.
+const META_LINE: usize = 100;
+
+/// A short element that states when and by whom, not what: microdata
+/// marking it as the author or a date, or a line that is a date with a
+/// few words around it ("Updated on: November 19, 2019 / 10:07 AM / CBS
+/// News"), or a byline ("By Reuters").
+fn is_metadata(doc: &Doc, id: Id, tag: &str) -> bool {
+    let n = &doc.nodes[id];
+    if let Some(prop) = n.attr("itemprop") {
+        let prop = prop.to_ascii_lowercase();
+        if [
+            "author",
+            "datepublished",
+            "datemodified",
+            "datecreated",
+            "publisher",
+        ]
+        .iter()
+        .any(|p| prop.split_ascii_whitespace().any(|w| w == *p))
+        {
+            return true;
+        }
+    }
+    if !matches!(
+        tag,
+        "p" | "div"
+            | "span"
+            | "li"
+            | "ul"
+            | "time"
+            | "small"
+            | "header"
+            | "address"
+            | "em"
+            | "strong"
+    ) {
+        return false;
+    }
+    let text = folded(doc, id);
+    if text.is_empty() {
+        return false;
+    }
+    if tag == "time" {
+        return true;
+    }
+    let words = text.split_whitespace().count();
+    if (text.starts_with("by ") || text.starts_with("posted by ")) && words <= 6 {
+        return true;
+    }
+    let (dates, rest) = date_words(&text);
+    // A quoted post's attribution ("— Name (@handle) October 9, 2018")
+    // belongs to the quote.
+    dates > 0 && rest <= 6 && !in_quote(doc, id)
+}
+
+/// Whether a subtree holds a heading (bounded: short elements only).
+fn holds_heading(doc: &Doc, id: Id) -> bool {
+    let mut stack = vec![id];
+    while let Some(i) = stack.pop() {
+        if matches!(
+            doc.nodes[i].tag(),
+            Some("h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+        ) {
+            return true;
+        }
+        stack.extend(doc.nodes[i].children.iter().copied());
+    }
+    false
+}
+
+fn in_quote(doc: &Doc, id: Id) -> bool {
+    let mut anc = doc.nodes[id].parent;
+    while let Some(a) = anc {
+        if doc.nodes[a].tag() == Some("blockquote") {
+            return true;
+        }
+        anc = doc.nodes[a].parent;
+    }
+    false
+}
+
+/// A numeric date: day, month and year in some order with one
+/// separator kind (`2019-11-20`, `20.11.2019`, `11/20/19`, `2019年11月20日`),
+/// not a phone number (`02-751-1500`).
+fn is_numeric_date(w: &str) -> bool {
+    let parts: Vec<&str> = w
+        .split(|c: char| matches!(c, '-' | '.' | '/' | '年' | '月' | '日'))
+        .filter(|p| !p.is_empty())
+        .collect();
+    if parts.len() != 3 || !parts.iter().all(|p| p.bytes().all(|b| b.is_ascii_digit())) {
+        return false;
+    }
+    let year = |p: &str| p.len() == 4 && matches!(p.parse::<u32>(), Ok(1900..=2100));
+    let small = |p: &str| (1..=2).contains(&p.len());
+    (year(parts[0]) && small(parts[1]) && small(parts[2]))
+        || (small(parts[0]) && small(parts[1]) && (year(parts[2]) || parts[2].len() == 2))
+}
+
+const MONTHS: &[&str] = &[
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "may",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+    "january",
+    "february",
+    "march",
+    "april",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+/// Counts the words of a line that belong to a date or a time (`2019-11-20`,
+/// `20.11.2019`, `2019年11月20日`, `Nov. 20, 2019`, `9:28`, `pm`) and the
+/// others; a line counts as dated only with a numeric date or a month name
+/// beside a number.
+fn date_words(text: &str) -> (usize, usize) {
+    let mut dates = 0;
+    let mut rest = 0;
+    let mut month = false;
+    let mut number = false;
+    for raw in text
+        .split(|c: char| c.is_whitespace() || matches!(c, ',' | '|' | '(' | ')' | '·' | '•' | '／'))
+    {
+        let w = raw.trim_matches(|c: char| !c.is_alphanumeric());
+        if w.is_empty() {
+            continue;
+        }
+        let digits = w.chars().filter(char::is_ascii_digit).count();
+        if is_numeric_date(w) {
+            dates += 1;
+        } else if MONTHS.contains(&w) {
+            month = true;
+        } else if digits > 0
+            && w.chars()
+                .all(|c| c.is_ascii_digit() || matches!(c, ':' | 'h'))
+        {
+            number = true;
+        } else if matches!(
+            w,
+            "am" | "pm"
+                | "utc"
+                | "gmt"
+                | "et"
+                | "est"
+                | "edt"
+                | "pst"
+                | "pdt"
+                | "at"
+                | "on"
+                | "updated"
+                | "published"
+                | "posted"
+        ) {
+        } else if w.ends_with("st") || w.ends_with("nd") || w.ends_with("rd") || w.ends_with("th") {
+            if w.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+                number = true;
+            } else {
+                rest += 1;
+            }
+        } else {
+            rest += 1;
+        }
+    }
+    if month && number {
+        dates += 1;
+    }
+    (dates, rest)
+}
+
 /// Inside the article: whether a subtree is boilerplate to drop (share
 /// bars, link lists, related-story boxes, comment sections, captions, and
 /// a heading that only repeats the page title, as readability drops it).
@@ -532,10 +761,12 @@ pub fn is_boilerplate(doc: &Doc, id: Id) -> bool {
     }
     if matches!(tag, "h1" | "h2") && !doc.title.is_empty() && n.text_len < 300 {
         let h = folded(doc, id);
-        let title = doc.title.to_lowercase();
-        if !h.is_empty() && (title.contains(&h) || h.contains(&title)) {
+        if !h.is_empty() && repeats_title(&h, &doc.title.to_lowercase()) {
             return true;
         }
+    }
+    if n.text_len <= META_LINE && is_metadata(doc, id, tag) {
+        return true;
     }
     let weight = class_weight(doc, id);
     let ld = n.link_density();
@@ -543,6 +774,17 @@ pub fn is_boilerplate(doc: &Doc, id: Id) -> bool {
         "div" | "section" | "ul" | "ol" | "header" | "table" | "figure" | "span" | "p" | "time"
         | "address" => {
             if weight < 0 && (ld > 0.2 || n.text_len < 400) {
+                return true;
+            }
+            // A short element named as metadata ("post-meta",
+            // "content__meta-timestamp") is dropped even when a content
+            // word in the same name cancels the weight. Only metadata
+            // names: "boxout__header" heads a box of the article.
+            if n.text_len < 150
+                && (has_fragment(&n.class_id, META)
+                    || has_token(&n.class_id, &["date", "time"])
+                    || (is_negative(&n.class_id.replace("header", "")) && !holds_heading(doc, id)))
+            {
                 return true;
             }
             if matches!(tag, "div" | "section" | "ul" | "ol" | "header") {
