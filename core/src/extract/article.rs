@@ -563,6 +563,27 @@ fn repeats_title(heading: &str, title: &str) -> bool {
     (unmatched as f64) / (total as f64) < 0.25
 }
 
+/// The label an ad slot carries when its ad did not load.
+fn is_ad_label(text: &str) -> bool {
+    matches!(
+        text.trim_matches(|c: char| !c.is_alphanumeric()),
+        "advertisement"
+            | "advertisements"
+            | "advert"
+            | "ad"
+            | "ads"
+            | "sponsored"
+            | "anzeige"
+            | "werbung"
+            | "publicité"
+            | "publicidad"
+            | "pubblicità"
+            | "publicidade"
+            | "реклама"
+            | "広告"
+    )
+}
+
 /// The longest text (characters) a metadata line may have.
 const META_LINE: usize = 100;
 
@@ -751,6 +772,38 @@ fn date_words(text: &str) -> (usize, usize) {
 /// bars, link lists, related-story boxes, comment sections, captions, and
 /// a heading that only repeats the page title, as readability drops it).
 pub fn is_boilerplate(doc: &Doc, id: Id) -> bool {
+    is_dropped(doc, id) || is_label_of_dropped(doc, id)
+}
+
+/// A short label that only introduces what follows ("You may also
+/// like…", "Related:"), when what follows is dropped.
+fn is_label_of_dropped(doc: &Doc, id: Id) -> bool {
+    let n = &doc.nodes[id];
+    if n.text_len == 0 || n.text_len >= 40 || n.link_len > 0 {
+        return false;
+    }
+    if !matches!(
+        n.tag(),
+        Some("p" | "div" | "span" | "strong" | "h2" | "h3" | "h4" | "h5" | "h6")
+    ) {
+        return false;
+    }
+    let text = folded(doc, id);
+    if !(text.ends_with(':') || text.ends_with("...") || text.ends_with('…')) {
+        return false;
+    }
+    let Some(parent) = n.parent else { return false };
+    let siblings = &doc.nodes[parent].children;
+    let next = siblings
+        .iter()
+        .skip_while(|&&c| c != id)
+        .skip(1)
+        .find(|&&c| !doc.nodes[c].junk && doc.nodes[c].text_len > 0);
+    next.is_some_and(|&c| doc.nodes[c].tag().is_some() && is_dropped(doc, c))
+}
+
+/// The rules of [`is_boilerplate`] that look at the element alone.
+fn is_dropped(doc: &Doc, id: Id) -> bool {
     let n = &doc.nodes[id];
     let Some(tag) = n.tag() else { return false };
     if matches!(tag, "nav" | "aside" | "footer" | "figcaption")
@@ -767,6 +820,18 @@ pub fn is_boilerplate(doc: &Doc, id: Id) -> bool {
     }
     if n.text_len <= META_LINE && is_metadata(doc, id, tag) {
         return true;
+    }
+    if n.text_len <= 20 && is_ad_label(&folded(doc, id)) {
+        return true;
+    }
+    // A paragraph that is one link and little else ("Related: <a>…</a>",
+    // a teaser's headline) points away from the article; not a source
+    // named in a few words ("[ The Verge ]") or a URL written out.
+    if tag == "p" && (25..150).contains(&n.text_len) && n.link_density() >= 0.7 {
+        let text = folded(doc, id);
+        if !(text.contains("http://") || text.contains("https://") || text.contains("www.")) {
+            return true;
+        }
     }
     let weight = class_weight(doc, id);
     let ld = n.link_density();
