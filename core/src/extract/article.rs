@@ -2,6 +2,8 @@
 //! commas, link density, class and id signals) over the flat view, then
 //! precision-first pruning of boilerplate inside the chosen subtree.
 
+use std::sync::OnceLock;
+
 use super::dom::{Doc, Id, Kind};
 
 /// Class/id fragments that mark boilerplate wherever they appear in a
@@ -138,15 +140,15 @@ const UNLIKELY: &[&str] = &[
     "gdpr",
 ];
 
-fn has_fragment(class_id: &str, words: &[&str]) -> bool {
-    words.iter().any(|w| class_id.contains(w))
-}
-
 fn has_token(class_id: &str, words: &[&str]) -> bool {
     class_id
         .split(|c: char| !c.is_ascii_alphanumeric())
         .any(|tok| words.contains(&tok))
 }
+
+/// Words that overrule a boilerplate region's name: "content-sidebar"
+/// may still hold the article.
+const CONTENT_WORDS: &[&str] = &["article", "content", "main", "body", "story"];
 
 /// Class/id fragments that name an element's metadata role.
 const META: &[&str] = &[
@@ -160,22 +162,129 @@ const META: &[&str] = &[
     "posted",
 ];
 
-fn is_negative(class_id: &str) -> bool {
-    !class_id.is_empty()
-        && (has_fragment(class_id, NEGATIVE) || has_token(class_id, NEGATIVE_TOKENS))
+/// What an element's class and id say, worked out once per element when
+/// the tree is built (matching the word lists is the costly part of
+/// scoring; every rule asks these same questions).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClassFlags(u8);
+
+impl ClassFlags {
+    const NEGATIVE: u8 = 1;
+    const POSITIVE: u8 = 2;
+    /// Named as a boilerplate region (`UNLIKELY`).
+    const ASIDE: u8 = 4;
+    /// Also holds a content word, which overrules `ASIDE`.
+    const CONTENT: u8 = 8;
+    /// Named as metadata (`META`, or the words "date" / "time").
+    const META: u8 = 16;
+    /// Negative without counting "header" (a box header is not one).
+    const NEGATIVE_BUT_HEADER: u8 = 32;
+
+    /// Reads a lower-case `class id` string: from each byte, one walk down
+    /// a trie of every fragment (calling `str::contains` once per fragment
+    /// per element cost more than html5ever's own tree building).
+    pub fn of(class_id: &str) -> ClassFlags {
+        if class_id.is_empty() {
+            return ClassFlags(0);
+        }
+        let trie = fragment_trie();
+        let bytes = class_id.as_bytes();
+        let mut f = 0;
+        for start in 0..bytes.len() {
+            let mut node = 0usize;
+            for &b in &bytes[start..] {
+                let Some(edge) = trie_edge(b) else { break };
+                let next = trie[node].next[edge];
+                if next == 0 {
+                    break;
+                }
+                node = usize::from(next);
+                f |= trie[node].bits;
+            }
+        }
+        if has_token(class_id, NEGATIVE_TOKENS) {
+            f |= Self::NEGATIVE | Self::NEGATIVE_BUT_HEADER;
+        }
+        if has_token(class_id, &["date", "time"]) {
+            f |= Self::META;
+        }
+        ClassFlags(f)
+    }
+
+    fn has(self, bit: u8) -> bool {
+        self.0 & bit != 0
+    }
+}
+
+/// One trie node: the child per letter, digit group or `-` (0: none; the
+/// root is never a child) and the flags of the fragments ending here.
+struct TrieNode {
+    next: [u16; TRIE_EDGES],
+    bits: u8,
+}
+
+/// a–z and `-`: every byte the fragment lists use.
+const TRIE_EDGES: usize = 27;
+
+fn trie_edge(b: u8) -> Option<usize> {
+    match b {
+        b'a'..=b'z' => Some(usize::from(b - b'a')),
+        b'-' => Some(26),
+        _ => None,
+    }
+}
+
+/// Every fragment list in one trie, built on first use.
+fn fragment_trie() -> &'static [TrieNode] {
+    static TRIE: OnceLock<Vec<TrieNode>> = OnceLock::new();
+    TRIE.get_or_init(|| {
+        let mut trie = vec![TrieNode {
+            next: [0; TRIE_EDGES],
+            bits: 0,
+        }];
+        let lists: [(&[&str], u8); 5] = [
+            (NEGATIVE, ClassFlags::NEGATIVE),
+            (POSITIVE, ClassFlags::POSITIVE),
+            (UNLIKELY, ClassFlags::ASIDE),
+            (CONTENT_WORDS, ClassFlags::CONTENT),
+            (META, ClassFlags::META),
+        ];
+        for (list, bit) in lists {
+            for &frag in list {
+                // "header" alone does not make a box header boilerplate.
+                let bit = if bit == ClassFlags::NEGATIVE && frag != "header" {
+                    bit | ClassFlags::NEGATIVE_BUT_HEADER
+                } else {
+                    bit
+                };
+                let mut node = 0;
+                for b in frag.bytes() {
+                    let edge = trie_edge(b).expect("fragments are a-z and -");
+                    if trie[node].next[edge] == 0 {
+                        trie.push(TrieNode {
+                            next: [0; TRIE_EDGES],
+                            bits: 0,
+                        });
+                        trie[node].next[edge] =
+                            u16::try_from(trie.len() - 1).expect("a small trie");
+                    }
+                    node = usize::from(trie[node].next[edge]);
+                }
+                trie[node].bits |= bit;
+            }
+        }
+        trie
+    })
 }
 
 /// The class/id weight of a node: −25, 0, +25 (or 0 when both).
 pub fn class_weight(doc: &Doc, id: Id) -> i32 {
-    let ci = &doc.nodes[id].class_id;
-    if ci.is_empty() {
-        return 0;
-    }
+    let f = doc.nodes[id].class_flags;
     let mut w = 0;
-    if is_negative(ci) {
+    if f.has(ClassFlags::NEGATIVE) {
         w -= 25;
     }
-    if has_fragment(ci, POSITIVE) {
+    if f.has(ClassFlags::POSITIVE) {
         w += 25;
     }
     w
@@ -183,10 +292,8 @@ pub fn class_weight(doc: &Doc, id: Id) -> i32 {
 
 /// A region that is boilerplate by its name alone.
 fn is_unlikely(doc: &Doc, id: Id) -> bool {
-    let ci = &doc.nodes[id].class_id;
-    !ci.is_empty()
-        && has_fragment(ci, UNLIKELY)
-        && !has_fragment(ci, &["article", "content", "main", "body", "story"])
+    let f = doc.nodes[id].class_flags;
+    f.has(ClassFlags::ASIDE) && !f.has(ClassFlags::CONTENT)
 }
 
 fn tag_base(tag: &str) -> f64 {
@@ -381,7 +488,7 @@ pub fn select(doc: &Doc) -> Vec<Id> {
     let mut holds_article = vec![false; n];
     for id in (0..n).rev() {
         let node = &doc.nodes[id];
-        let named_aside = has_fragment(&node.class_id, UNLIKELY);
+        let named_aside = node.class_flags.has(ClassFlags::ASIDE);
         if holds_article[id] || (matches!(node.tag(), Some("article" | "main")) && !named_aside) {
             holds_article[id] = true;
             if let Some(p) = node.parent {
@@ -846,9 +953,9 @@ fn is_dropped(doc: &Doc, id: Id) -> bool {
             // word in the same name cancels the weight. Only metadata
             // names: "boxout__header" heads a box of the article.
             if n.text_len < 150
-                && (has_fragment(&n.class_id, META)
-                    || has_token(&n.class_id, &["date", "time"])
-                    || (is_negative(&n.class_id.replace("header", "")) && !holds_heading(doc, id)))
+                && (n.class_flags.has(ClassFlags::META)
+                    || (n.class_flags.has(ClassFlags::NEGATIVE_BUT_HEADER)
+                        && !holds_heading(doc, id)))
             {
                 return true;
             }

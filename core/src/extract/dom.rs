@@ -5,6 +5,7 @@
 use html5ever::tendril::StrTendril;
 use html5ever::{local_name, LocalName};
 
+use super::article::ClassFlags;
 use super::sink;
 
 /// Node index in document order; 0 is the document.
@@ -29,6 +30,8 @@ pub struct Node {
     pub children: Vec<Id>,
     /// Lower-case `class` and `id`, joined by a space.
     pub class_id: String,
+    /// What `class_id` says, read once (see `article::ClassFlags`).
+    pub class_flags: ClassFlags,
     /// Attributes by local name, values as parsed.
     pub attrs: Vec<(LocalName, StrTendril)>,
     /// Dropped with everything below it (script, hidden, …).
@@ -49,6 +52,7 @@ impl Node {
             parent: None,
             children: Vec::new(),
             class_id: String::new(),
+            class_flags: ClassFlags::default(),
             attrs,
             junk: false,
             text_len: 0,
@@ -81,6 +85,7 @@ impl Node {
             out.push_str(&i.to_ascii_lowercase());
             out
         };
+        self.class_flags = ClassFlags::of(&self.class_id);
     }
 
     pub fn tag(&self) -> Option<&str> {

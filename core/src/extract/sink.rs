@@ -68,11 +68,21 @@ fn text_node(t: StrTendril) -> Node {
 }
 
 impl FlatSink {
-    fn new() -> Self {
+    /// A sink for a page of `len` bytes: real pages run at about one node
+    /// per 40 bytes, so the node list is sized once instead of regrown
+    /// (and its large entries copied) a dozen times.
+    fn new(len: usize) -> Self {
+        let cap = (len / 40).clamp(16, 1 << 20);
+        let mut nodes = Vec::with_capacity(cap);
+        nodes.push(Node::new(Kind::Other, Vec::new()));
+        let mut ns = Vec::with_capacity(cap);
+        ns.push(ns_html());
+        let mut depth = Vec::with_capacity(cap);
+        depth.push(0);
         FlatSink {
-            nodes: RefCell::new(vec![Node::new(Kind::Other, Vec::new())]),
-            ns: RefCell::new(vec![ns_html()]),
-            depth: RefCell::new(vec![0]),
+            nodes: RefCell::new(nodes),
+            ns: RefCell::new(ns),
+            depth: RefCell::new(depth),
             templates: RefCell::new(Vec::new()),
             integration: RefCell::new(Vec::new()),
             current: Cell::new(0),
@@ -386,7 +396,7 @@ impl TokenSink for DepthCap {
 
 /// Parses `html` into flat nodes in document order (node 0 the document).
 pub fn parse(html: &str) -> Vec<Node> {
-    let builder = TreeBuilder::new(FlatSink::new(), TreeBuilderOpts::default());
+    let builder = TreeBuilder::new(FlatSink::new(html.len()), TreeBuilderOpts::default());
     let tokenizer = Tokenizer::new(
         DepthCap {
             builder,
