@@ -140,12 +140,6 @@ const UNLIKELY: &[&str] = &[
     "gdpr",
 ];
 
-fn has_token(class_id: &str, words: &[&str]) -> bool {
-    class_id
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .any(|tok| words.contains(&tok))
-}
-
 /// Words that overrule a boilerplate region's name: "content-sidebar"
 /// may still hold the article.
 const CONTENT_WORDS: &[&str] = &["article", "content", "main", "body", "story"];
@@ -202,11 +196,13 @@ impl ClassFlags {
                 f |= trie[node].bits;
             }
         }
-        if has_token(class_id, NEGATIVE_TOKENS) {
-            f |= Self::NEGATIVE | Self::NEGATIVE_BUT_HEADER;
-        }
-        if has_token(class_id, &["date", "time"]) {
-            f |= Self::META;
+        for token in class_id.split(|c: char| !c.is_ascii_alphanumeric()) {
+            if matches!(token, "date" | "time") {
+                f |= Self::META;
+            }
+            if NEGATIVE_TOKENS.contains(&token) {
+                f |= Self::NEGATIVE | Self::NEGATIVE_BUT_HEADER;
+            }
         }
         ClassFlags(f)
     }

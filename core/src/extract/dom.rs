@@ -169,12 +169,24 @@ fn is_hidden(attrs: &[(LocalName, StrTendril)]) -> bool {
     })
 }
 
-/// Visible length of a text: runs of whitespace count as one character.
-fn visible_len(s: &str) -> usize {
-    let mut n = 0;
+/// Visible length of a text (runs of whitespace count as one character)
+/// and its commas, in one pass; ASCII, most of any page, is read byte by
+/// byte without decoding.
+fn text_stats(s: &str) -> (usize, usize) {
+    let (mut n, mut commas) = (0, 0);
     let mut space = true;
-    for c in s.chars() {
-        if c.is_whitespace() {
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let (white, width) = if b < 0x80 {
+            commas += usize::from(b == b',');
+            (matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c), 1)
+        } else {
+            let c = s[i..].chars().next().unwrap_or(' ');
+            (c.is_whitespace(), c.len_utf8())
+        };
+        if white {
             if !space {
                 n += 1;
                 space = true;
@@ -183,8 +195,9 @@ fn visible_len(s: &str) -> usize {
             n += 1;
             space = false;
         }
+        i += width;
     }
-    n
+    (n, commas)
 }
 
 impl Doc {
@@ -283,7 +296,7 @@ fn sum_stats(nodes: &mut [Node]) {
                 continue;
             }
             let (own_text, own_commas) = match &n.kind {
-                Kind::Text(t) => (visible_len(t), t.matches(',').count()),
+                Kind::Text(t) => text_stats(t),
                 _ => (0, 0),
             };
             let is_link = n.tag() == Some("a");

@@ -24,7 +24,7 @@ use html5ever::tokenizer::{
     BufferQueue, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
 };
 use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
-use html5ever::{local_name, Attribute, LocalName, Namespace, QualName};
+use html5ever::{local_name, Attribute, ExpandedName, LocalName, Namespace, QualName};
 
 use super::dom::{Id, Kind, Node};
 
@@ -35,24 +35,32 @@ pub const MAX_DEPTH: usize = 512;
 /// bounded, so that end tags cannot make the search quadratic.
 const DROPPED_LOOKBACK: usize = 64;
 
-/// An element's name, owned (atoms are cheap to clone).
-#[derive(Debug)]
-pub struct Name(QualName);
+/// The tree builder's handle on a node: its index, and for an element its
+/// name. The builder asks for an element's name about three times per
+/// node (scope checks walk its stack of open elements); carried in the
+/// handle, the name is lent without a lookup, and cloning a handle copies
+/// two atoms (interned, no allocation).
+#[derive(Clone, Debug)]
+pub struct Handle {
+    id: Id,
+    ns: Namespace,
+    local: LocalName,
+}
 
-impl html5ever::interface::ElemName for Name {
-    fn ns(&self) -> &Namespace {
-        &self.0.ns
-    }
-    fn local_name(&self) -> &LocalName {
-        &self.0.local
+impl Handle {
+    /// A node that is not an element (the document, a comment).
+    fn other(id: Id) -> Handle {
+        Handle {
+            id,
+            ns: ns_html(),
+            local: local_name!(""),
+        }
     }
 }
 
 /// The sink: nodes in creation order until [`FlatSink::into_document_order`].
 pub struct FlatSink {
     nodes: RefCell<Vec<Node>>,
-    /// Per node: the element's namespace (html for the rest).
-    ns: RefCell<Vec<Namespace>>,
     /// Per node: its depth when it was appended.
     depth: RefCell<Vec<u32>>,
     /// Template contents, by template element.
@@ -61,6 +69,25 @@ pub struct FlatSink {
     integration: RefCell<Vec<Id>>,
     /// The element the builder inserts into next (best estimate).
     current: Cell<Id>,
+}
+
+/// The attributes extraction reads; the rest (event handlers, `data-*`,
+/// `srcset`, inline JSON) are dropped as the element is made, which saves
+/// keeping and freeing them.
+fn kept_attribute(name: &LocalName) -> bool {
+    matches!(
+        &**name,
+        "class"
+            | "id"
+            | "href"
+            | "src"
+            | "alt"
+            | "start"
+            | "itemprop"
+            | "hidden"
+            | "aria-hidden"
+            | "style"
+    )
 }
 
 fn text_node(t: StrTendril) -> Node {
@@ -75,13 +102,10 @@ impl FlatSink {
         let cap = (len / 40).clamp(16, 1 << 20);
         let mut nodes = Vec::with_capacity(cap);
         nodes.push(Node::new(Kind::Other, Vec::new()));
-        let mut ns = Vec::with_capacity(cap);
-        ns.push(ns_html());
         let mut depth = Vec::with_capacity(cap);
         depth.push(0);
         FlatSink {
             nodes: RefCell::new(nodes),
-            ns: RefCell::new(ns),
             depth: RefCell::new(depth),
             templates: RefCell::new(Vec::new()),
             integration: RefCell::new(Vec::new()),
@@ -89,10 +113,9 @@ impl FlatSink {
         }
     }
 
-    fn push(&self, node: Node, ns: Namespace) -> Id {
+    fn push(&self, node: Node) -> Id {
         let mut nodes = self.nodes.borrow_mut();
         nodes.push(node);
-        self.ns.borrow_mut().push(ns);
         self.depth.borrow_mut().push(0);
         nodes.len() - 1
     }
@@ -121,7 +144,13 @@ impl FlatSink {
     /// into a text node just before the insertion point). `inserting` says
     /// the builder is inserting (and will push) an element, rather than
     /// moving children around.
-    fn append_at(&self, parent: Id, child: NodeOrText<Id>, before: Option<Id>, inserting: bool) {
+    fn append_at(
+        &self,
+        parent: Id,
+        child: NodeOrText<Handle>,
+        before: Option<Id>,
+        inserting: bool,
+    ) {
         let id = match child {
             NodeOrText::AppendText(t) => {
                 {
@@ -139,11 +168,11 @@ impl FlatSink {
                         }
                     }
                 }
-                self.push(text_node(t), ns_html())
+                self.push(text_node(t))
             }
             NodeOrText::AppendNode(n) => {
-                self.detach(n);
-                n
+                self.detach(n.id);
+                n.id
             }
         };
         let is_element = {
@@ -188,6 +217,12 @@ impl FlatSink {
                 next += 1;
             }
         }
+        // The builder makes nodes in document order unless it moved some
+        // (foster parenting, misnested formatting): usually nothing to do.
+        if new_id.iter().enumerate().all(|(i, &j)| i == j) {
+            nodes.truncate(reachable);
+            return nodes;
+        }
         for node in nodes.iter_mut() {
             node.parent = node.parent.map(|p| new_id[p]);
             for c in node.children.iter_mut() {
@@ -213,9 +248,9 @@ fn ns_html() -> Namespace {
 }
 
 impl TreeSink for FlatSink {
-    type Handle = Id;
+    type Handle = Handle;
     type Output = Self;
-    type ElemName<'a> = Name;
+    type ElemName<'a> = ExpandedName<'a>;
 
     fn finish(self) -> Self {
         self
@@ -223,49 +258,57 @@ impl TreeSink for FlatSink {
 
     fn parse_error(&self, _msg: Cow<'static, str>) {}
 
-    fn get_document(&self) -> Id {
-        0
+    fn get_document(&self) -> Handle {
+        Handle::other(0)
     }
 
-    fn elem_name<'a>(&'a self, target: &'a Id) -> Name {
-        let local = match &self.nodes.borrow()[*target].kind {
-            Kind::Element(l) => l.clone(),
-            _ => local_name!(""),
-        };
-        Name(QualName::new(
-            None,
-            self.ns.borrow()[*target].clone(),
-            local,
-        ))
+    fn elem_name<'a>(&'a self, target: &'a Handle) -> ExpandedName<'a> {
+        ExpandedName {
+            ns: &target.ns,
+            local: &target.local,
+        }
     }
 
-    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> Id {
-        let attrs = attrs.into_iter().map(|a| (a.name.local, a.value)).collect();
-        let id = self.push(Node::new(Kind::Element(name.local), attrs), name.ns);
+    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> Handle {
+        let attrs = attrs
+            .into_iter()
+            .filter(|a| kept_attribute(&a.name.local))
+            .map(|a| (a.name.local, a.value))
+            .collect();
+        let id = self.push(Node::new(Kind::Element(name.local.clone()), attrs));
         if flags.template {
-            let contents = self.push(Node::new(Kind::Other, Vec::new()), ns_html());
+            let contents = self.push(Node::new(Kind::Other, Vec::new()));
             self.templates.borrow_mut().push((id, contents));
         }
         if flags.mathml_annotation_xml_integration_point {
             self.integration.borrow_mut().push(id);
         }
-        id
+        Handle {
+            id,
+            ns: name.ns,
+            local: name.local,
+        }
     }
 
-    fn create_comment(&self, _text: StrTendril) -> Id {
-        self.push(Node::new(Kind::Other, Vec::new()), ns_html())
+    fn create_comment(&self, _text: StrTendril) -> Handle {
+        Handle::other(self.push(Node::new(Kind::Other, Vec::new())))
     }
 
-    fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> Id {
-        self.push(Node::new(Kind::Other, Vec::new()), ns_html())
+    fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> Handle {
+        Handle::other(self.push(Node::new(Kind::Other, Vec::new())))
     }
 
-    fn append(&self, parent: &Id, child: NodeOrText<Id>) {
-        self.append_at(*parent, child, None, true);
+    fn append(&self, parent: &Handle, child: NodeOrText<Handle>) {
+        self.append_at(parent.id, child, None, true);
     }
 
-    fn append_based_on_parent_node(&self, element: &Id, prev: &Id, child: NodeOrText<Id>) {
-        if self.nodes.borrow()[*element].parent.is_some() {
+    fn append_based_on_parent_node(
+        &self,
+        element: &Handle,
+        prev: &Handle,
+        child: NodeOrText<Handle>,
+    ) {
+        if self.nodes.borrow()[element.id].parent.is_some() {
             self.append_before_sibling(element, child);
         } else {
             self.append(prev, child);
@@ -274,68 +317,76 @@ impl TreeSink for FlatSink {
 
     fn append_doctype_to_document(&self, _: StrTendril, _: StrTendril, _: StrTendril) {}
 
-    fn pop(&self, node: &Id) {
+    fn pop(&self, node: &Handle) {
         // The builder popped `node`: it inserts into its parent next.
-        let parent = self.nodes.borrow()[*node].parent.unwrap_or(0);
+        let parent = self.nodes.borrow()[node.id].parent.unwrap_or(0);
         self.current.set(parent);
     }
 
-    fn get_template_contents(&self, target: &Id) -> Id {
-        self.templates
+    fn get_template_contents(&self, target: &Handle) -> Handle {
+        let contents = self
+            .templates
             .borrow()
             .iter()
             .rev()
-            .find(|(t, _)| t == target)
+            .find(|(t, _)| *t == target.id)
             .map(|&(_, c)| c)
             // The builder asks only about templates it created.
-            .unwrap_or(0)
+            .unwrap_or(0);
+        Handle::other(contents)
     }
 
-    fn same_node(&self, x: &Id, y: &Id) -> bool {
-        x == y
+    fn same_node(&self, x: &Handle, y: &Handle) -> bool {
+        x.id == y.id
     }
 
     fn set_quirks_mode(&self, _mode: QuirksMode) {}
 
-    fn append_before_sibling(&self, sibling: &Id, new_node: NodeOrText<Id>) {
-        let Some(parent) = self.nodes.borrow()[*sibling].parent else {
+    fn append_before_sibling(&self, sibling: &Handle, new_node: NodeOrText<Handle>) {
+        let Some(parent) = self.nodes.borrow()[sibling.id].parent else {
             return;
         };
-        self.append_at(parent, new_node, Some(*sibling), true);
+        self.append_at(parent, new_node, Some(sibling.id), true);
     }
 
-    fn add_attrs_if_missing(&self, target: &Id, attrs: Vec<Attribute>) {
+    fn add_attrs_if_missing(&self, target: &Handle, attrs: Vec<Attribute>) {
         let mut nodes = self.nodes.borrow_mut();
-        let node = &mut nodes[*target];
+        let node = &mut nodes[target.id];
         for a in attrs {
-            if node.attr(&a.name.local).is_none() {
+            if kept_attribute(&a.name.local) && node.attr(&a.name.local).is_none() {
                 node.attrs.push((a.name.local, a.value));
             }
         }
         node.refresh_class_id();
     }
 
-    fn remove_from_parent(&self, target: &Id) {
-        self.detach(*target);
+    fn remove_from_parent(&self, target: &Handle) {
+        self.detach(target.id);
     }
 
-    fn reparent_children(&self, node: &Id, new_parent: &Id) {
-        let kids = std::mem::take(&mut self.nodes.borrow_mut()[*node].children);
+    fn reparent_children(&self, node: &Handle, new_parent: &Handle) {
+        let kids = std::mem::take(&mut self.nodes.borrow_mut()[node.id].children);
         for k in kids {
             self.nodes.borrow_mut()[k].parent = None;
-            self.append_at(*new_parent, NodeOrText::AppendNode(k), None, false);
+            // Only the index is read when a node is appended.
+            self.append_at(
+                new_parent.id,
+                NodeOrText::AppendNode(Handle::other(k)),
+                None,
+                false,
+            );
         }
     }
 
-    fn is_mathml_annotation_xml_integration_point(&self, handle: &Id) -> bool {
-        self.integration.borrow().contains(handle)
+    fn is_mathml_annotation_xml_integration_point(&self, handle: &Handle) -> bool {
+        self.integration.borrow().contains(&handle.id)
     }
 }
 
 /// Sits between the tokenizer and the tree builder and drops start tags
 /// (and their end tags) that would open elements past [`MAX_DEPTH`].
 struct DepthCap {
-    builder: TreeBuilder<Id, FlatSink>,
+    builder: TreeBuilder<Handle, FlatSink>,
     dropped: RefCell<Vec<LocalName>>,
 }
 
@@ -359,9 +410,9 @@ fn is_void(name: &LocalName) -> bool {
 }
 
 impl TokenSink for DepthCap {
-    type Handle = Id;
+    type Handle = Handle;
 
-    fn process_token(&self, token: Token, line_number: u64) -> TokenSinkResult<Id> {
+    fn process_token(&self, token: Token, line_number: u64) -> TokenSinkResult<Handle> {
         if let Token::TagToken(tag) = &token {
             match tag.kind {
                 TagKind::StartTag
