@@ -395,8 +395,7 @@ fn score_candidates(doc: &Doc, shut: &[bool]) -> (Vec<f64>, Vec<bool>) {
     };
     let para_score =
         |len: usize, commas: usize| 1.0 + commas.min(20) as f64 + (len / 100).min(3) as f64;
-    for id in 0..n {
-        let node = &doc.nodes[id];
+    for (id, node) in doc.nodes.iter().enumerate() {
         if node.junk || node.text_len < 25 || shut[id] {
             continue;
         }
@@ -774,7 +773,7 @@ fn in_quote(doc: &Doc, id: Id) -> bool {
 /// not a phone number (`02-751-1500`).
 fn is_numeric_date(w: &str) -> bool {
     let parts: Vec<&str> = w
-        .split(|c: char| matches!(c, '-' | '.' | '/' | '年' | '月' | '日'))
+        .split(['-', '.', '/', '年', '月', '日'])
         .filter(|p| !p.is_empty())
         .collect();
     if parts.len() != 3 || !parts.iter().all(|p| p.bytes().all(|b| b.is_ascii_digit())) {
