@@ -174,27 +174,23 @@ impl ClassFlags {
     /// Negative without counting "header" (a box header is not one).
     const NEGATIVE_BUT_HEADER: u8 = 32;
 
-    /// Reads a lower-case `class id` string: from each byte, one walk down
-    /// a trie of every fragment (calling `str::contains` once per fragment
-    /// per element cost more than html5ever's own tree building).
+    /// Reads a lower-case `class id` string in one pass through an
+    /// Aho–Corasick automaton of every fragment list (calling
+    /// `str::contains` once per fragment per element cost more than
+    /// html5ever's own tree building).
     pub fn of(class_id: &str) -> ClassFlags {
         if class_id.is_empty() {
             return ClassFlags(0);
         }
-        let trie = fragment_trie();
-        let bytes = class_id.as_bytes();
+        let dfa = fragment_automaton();
         let mut f = 0;
-        for start in 0..bytes.len() {
-            let mut node = 0usize;
-            for &b in &bytes[start..] {
-                let Some(edge) = trie_edge(b) else { break };
-                let next = trie[node].next[edge];
-                if next == 0 {
-                    break;
-                }
-                node = usize::from(next);
-                f |= trie[node].bits;
-            }
+        let mut state = 0usize;
+        for &b in class_id.as_bytes() {
+            state = match trie_edge(b) {
+                Some(edge) => usize::from(dfa[state].next[edge]),
+                None => 0,
+            };
+            f |= dfa[state].bits;
         }
         for token in class_id.split(|c: char| !c.is_ascii_alphanumeric()) {
             if matches!(token, "date" | "time") {
@@ -212,14 +208,16 @@ impl ClassFlags {
     }
 }
 
-/// One trie node: the child per letter, digit group or `-` (0: none; the
-/// root is never a child) and the flags of the fragments ending here.
-struct TrieNode {
+/// One automaton state: the next state per letter or `-`, and the flags
+/// of every fragment that ends here (its own and, through the failure
+/// links, those of the fragments that are its suffixes).
+struct State {
     next: [u16; TRIE_EDGES],
     bits: u8,
 }
 
-/// a–z and `-`: every byte the fragment lists use.
+/// a–z and `-`: every byte the fragment lists use; any other byte ends
+/// every match and returns to the start.
 const TRIE_EDGES: usize = 27;
 
 fn trie_edge(b: u8) -> Option<usize> {
@@ -230,14 +228,17 @@ fn trie_edge(b: u8) -> Option<usize> {
     }
 }
 
-/// Every fragment list in one trie, built on first use.
-fn fragment_trie() -> &'static [TrieNode] {
-    static TRIE: OnceLock<Vec<TrieNode>> = OnceLock::new();
-    TRIE.get_or_init(|| {
-        let mut trie = vec![TrieNode {
+/// Every fragment list in one automaton, built on first use: a trie of
+/// the fragments, then (breadth first) each state's failure link, its
+/// missing transitions filled from the failure state's.
+fn fragment_automaton() -> &'static [State] {
+    static DFA: OnceLock<Vec<State>> = OnceLock::new();
+    DFA.get_or_init(|| {
+        let empty = || State {
             next: [0; TRIE_EDGES],
             bits: 0,
-        }];
+        };
+        let mut dfa = vec![empty()];
         let lists: [(&[&str], u8); 5] = [
             (NEGATIVE, ClassFlags::NEGATIVE),
             (POSITIVE, ClassFlags::POSITIVE),
@@ -256,20 +257,39 @@ fn fragment_trie() -> &'static [TrieNode] {
                 let mut node = 0;
                 for b in frag.bytes() {
                     let edge = trie_edge(b).expect("fragments are a-z and -");
-                    if trie[node].next[edge] == 0 {
-                        trie.push(TrieNode {
-                            next: [0; TRIE_EDGES],
-                            bits: 0,
-                        });
-                        trie[node].next[edge] =
-                            u16::try_from(trie.len() - 1).expect("a small trie");
+                    if dfa[node].next[edge] == 0 {
+                        dfa.push(empty());
+                        dfa[node].next[edge] =
+                            u16::try_from(dfa.len() - 1).expect("a small automaton");
                     }
-                    node = usize::from(trie[node].next[edge]);
+                    node = usize::from(dfa[node].next[edge]);
                 }
-                trie[node].bits |= bit;
+                dfa[node].bits |= bit;
             }
         }
-        trie
+        // The root is never a child, so 0 in a trie edge means "none".
+        let mut fail = vec![0usize; dfa.len()];
+        let mut queue = std::collections::VecDeque::new();
+        for edge in 0..TRIE_EDGES {
+            let child = usize::from(dfa[0].next[edge]);
+            if child != 0 {
+                queue.push_back(child);
+            }
+        }
+        while let Some(u) = queue.pop_front() {
+            for edge in 0..TRIE_EDGES {
+                let v = usize::from(dfa[u].next[edge]);
+                let via_fail = dfa[fail[u]].next[edge];
+                if v == 0 {
+                    dfa[u].next[edge] = via_fail;
+                } else {
+                    fail[v] = usize::from(via_fail);
+                    dfa[v].bits |= dfa[fail[v]].bits;
+                    queue.push_back(v);
+                }
+            }
+        }
+        dfa
     })
 }
 
@@ -966,5 +986,89 @@ fn is_dropped(doc: &Doc, id: Id) -> bool {
             false
         }
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The flags the plain way: every fragment looked for with `contains`.
+    fn naive(class_id: &str) -> ClassFlags {
+        let has = |words: &[&str]| words.iter().any(|w| class_id.contains(w));
+        let tokens: Vec<&str> = class_id
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .collect();
+        let negative_token = tokens.iter().any(|t| NEGATIVE_TOKENS.contains(t));
+        let mut f = 0;
+        if has(NEGATIVE) || negative_token {
+            f |= ClassFlags::NEGATIVE;
+        }
+        if NEGATIVE
+            .iter()
+            .any(|w| *w != "header" && class_id.contains(w))
+            || negative_token
+        {
+            f |= ClassFlags::NEGATIVE_BUT_HEADER;
+        }
+        if has(POSITIVE) {
+            f |= ClassFlags::POSITIVE;
+        }
+        if has(UNLIKELY) {
+            f |= ClassFlags::ASIDE;
+        }
+        if has(CONTENT_WORDS) {
+            f |= ClassFlags::CONTENT;
+        }
+        if has(META) || tokens.iter().any(|t| matches!(*t, "date" | "time")) {
+            f |= ClassFlags::META;
+        }
+        ClassFlags(f)
+    }
+
+    /// The automaton agrees with plain substring search, on real class
+    /// strings and on strings glued from fragments (overlaps, suffixes
+    /// of one fragment that start another: "commentsharing", "postmeta").
+    #[test]
+    fn class_flags_match_substring_search() {
+        let mut cases: Vec<String> = [
+            "",
+            "post-meta entry-content-meta",
+            "comment first",
+            "commentsharing",
+            "postmeta",
+            "container penci_sidebar",
+            "article-boxout__header",
+            "main-article-body",
+            "ad-slot",
+            "shadow head",
+            "mostpopularrecirc",
+            "x_readmore-from",
+            "ÜBER-header ñ comment",
+            "submasthead",
+            "date time-stamp",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let all: Vec<&str> = NEGATIVE
+            .iter()
+            .chain(POSITIVE)
+            .chain(UNLIKELY)
+            .chain(META)
+            .chain(NEGATIVE_TOKENS)
+            .copied()
+            .collect();
+        // Deterministic glue: fragment pairs, cut and joined three ways.
+        for (i, a) in all.iter().enumerate() {
+            let b = all[(i * 7 + 3) % all.len()];
+            let cut = &a[..a.len() / 2];
+            cases.push(format!("{a}{b}"));
+            cases.push(format!("{cut}{b}"));
+            cases.push(format!("x{a} {cut}-{b}_y"));
+        }
+        for case in &cases {
+            assert_eq!(ClassFlags::of(case), naive(case), "{case:?}");
+        }
     }
 }

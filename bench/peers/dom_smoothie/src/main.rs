@@ -1,7 +1,7 @@
 //! Times dom_smoothie 0.19 (its `text_content`) and webgate's extraction
 //! (plain text) over every page of a directory of `.html.gz` files, single
-//! thread, rounds interleaved with the order alternating, best of eight
-//! each; prints one JSON line per
+//! thread, 15 rounds with the order alternating: the best time of each
+//! and the median of the per-round ratios; prints one JSON line per
 //! extractor. Run by `cargo xtask bench extract`.
 
 #![forbid(unsafe_code)]
@@ -64,22 +64,34 @@ fn main() {
         t.elapsed().as_secs_f64()
     };
     // The first timing of a round runs slower (memory given back and
-    // refaulted between rounds), so the two take turns going first.
-    for round in 0..8 {
-        if round % 2 == 0 {
-            theirs = theirs.min(run_theirs(&mut their_chars));
-            ours = ours.min(run_ours(&mut our_chars));
+    // refaulted between rounds), so the two take turns going first. On a
+    // shared machine the speed drifts between rounds, so the ratio is
+    // also taken within each round (both timed back to back) and the
+    // median of those is reported beside the best times.
+    let mut ratios = Vec::new();
+    for round in 0..15 {
+        let (t, o) = if round % 2 == 0 {
+            let t = run_theirs(&mut their_chars);
+            (t, run_ours(&mut our_chars))
         } else {
-            ours = ours.min(run_ours(&mut our_chars));
-            theirs = theirs.min(run_theirs(&mut their_chars));
-        }
+            let o = run_ours(&mut our_chars);
+            (run_theirs(&mut their_chars), o)
+        };
+        theirs = theirs.min(t);
+        ours = ours.min(o);
+        ratios.push(t / o);
     }
+    ratios.sort_by(f64::total_cmp);
+    let median = ratios[ratios.len() / 2];
     let per_page = |s: f64| s * 1e3 / pages.len() as f64;
     println!(
-        "{{\"peer\":\"dom_smoothie 0.19 (text_content)\",\"ms_per_page\":{:.3},\"pages\":{},\"chars\":{}}}",
+        "{{\"peer\":\"dom_smoothie 0.19 (text_content)\",\"ms_per_page\":{:.3},\"pages\":{},\"chars\":{},\"ratio_median\":{:.3},\"ratio_min\":{:.3},\"ratio_max\":{:.3}}}",
         per_page(theirs),
         pages.len(),
-        their_chars
+        their_chars,
+        median,
+        ratios[0],
+        ratios[ratios.len() - 1]
     );
     println!(
         "{{\"peer\":\"webgate (same process, interleaved)\",\"ms_per_page\":{:.3},\"pages\":{},\"chars\":{}}}",
