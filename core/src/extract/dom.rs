@@ -240,28 +240,18 @@ impl Doc {
         // of a wrapper's text link text; a signup form has no thousand
         // characters of prose).
         let page_text = body.map_or(0, |b| nodes[b].text_len);
-        let mut dropped_form = false;
-        for n in nodes.iter_mut() {
-            if n.tag() == Some("form")
+        let mut id = 0;
+        while id < nodes.len() {
+            let n = &nodes[id];
+            if !(n.tag() == Some("form")
                 && !n.junk
                 && n.text_len * 5 < page_text * 4
-                && n.text_len.saturating_sub(n.link_len) < FORM_KEEP_TEXT
+                && n.text_len.saturating_sub(n.link_len) < FORM_KEEP_TEXT)
             {
-                n.junk = true;
-                dropped_form = true;
+                id += 1;
+                continue;
             }
-        }
-        if dropped_form {
-            // Junk is inherited: a forward pass (parents come first) marks
-            // the dropped forms' descendants, then the sums are redone.
-            for id in 0..nodes.len() {
-                if let Some(p) = nodes[id].parent {
-                    if nodes[p].junk {
-                        nodes[id].junk = true;
-                    }
-                }
-            }
-            sum_stats(&mut nodes);
+            id = drop_subtree(&mut nodes, id);
         }
         Doc {
             body: body.unwrap_or(0),
@@ -279,6 +269,45 @@ impl Doc {
 /// A form with this much text outside links (or more) is taken to wrap
 /// the page.
 const FORM_KEEP_TEXT: usize = 1000;
+
+/// Drops the subtree at `root` (marks it junk, clears its figures) and
+/// takes its figures off its ancestors' sums, instead of summing the whole
+/// page again. Returns the first node after the subtree: in document
+/// order a subtree is one run of ids, and a node belongs to it while its
+/// parent does.
+fn drop_subtree(nodes: &mut [Node], root: Id) -> Id {
+    let (text, links, commas) = (
+        nodes[root].text_len,
+        nodes[root].link_len,
+        nodes[root].commas,
+    );
+    let mut end = root + 1;
+    while end < nodes.len() && nodes[end].parent.is_some_and(|p| p >= root && p < end) {
+        end += 1;
+    }
+    for n in &mut nodes[root..end] {
+        n.junk = true;
+        (n.text_len, n.link_len, n.commas) = (0, 0, 0);
+    }
+    // Above a link every character of the subtree counted as link text.
+    let mut link_delta = links;
+    let mut anc = nodes[root].parent;
+    while let Some(a) = anc {
+        let n = &mut nodes[a];
+        // The figures are consistent sums; saturating only so that a
+        // mistake here could never panic on a page.
+        n.text_len = n.text_len.saturating_sub(text);
+        n.commas = n.commas.saturating_sub(commas);
+        if n.tag() == Some("a") {
+            n.link_len = n.text_len;
+            link_delta = text;
+        } else {
+            n.link_len = n.link_len.saturating_sub(link_delta);
+        }
+        anc = n.parent;
+    }
+    end
+}
 
 /// Text, link text and commas, summed bottom-up over the non-junk nodes.
 fn sum_stats(nodes: &mut [Node]) {
@@ -314,6 +343,45 @@ fn sum_stats(nodes: &mut [Node]) {
             n.text_len = t;
             n.link_len = if is_link { t } else { l };
             n.commas = c;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Dropping forms by subtraction leaves the same figures as summing
+    /// the page again with the forms junk.
+    #[test]
+    fn dropped_forms_leave_the_sums_of_a_fresh_count() {
+        let pages = [
+            "<p>before, text</p><form><p>sign, up</p><input></form><p>after</p>",
+            "<div><a href=x>link <form>in, a link</form> tail</a><p>prose, more prose</p></div>",
+            "<form><div><form>inner</form>outer</div></form><article><p>kept text here</p></article>",
+            "<ul><li><form>search</form></li><li><a href=y>nav</a></li></ul><p>body</p>",
+            "<table><tr><td><form>a</form><form>b, c</form></td></tr></table><p>p</p>",
+        ];
+        for html in pages {
+            let doc = Doc::parse(html);
+            let mut fresh: Vec<Node> = sink::parse(html);
+            // Same junk marks, then one full sum.
+            assert_eq!(fresh.len(), doc.nodes.len(), "{html}");
+            for (f, d) in fresh.iter_mut().zip(&doc.nodes) {
+                f.junk = d.junk;
+            }
+            sum_stats(&mut fresh);
+            for (i, (f, d)) in fresh.iter().zip(&doc.nodes).enumerate() {
+                assert_eq!(
+                    (f.text_len, f.link_len, f.commas),
+                    (d.text_len, d.link_len, d.commas),
+                    "{html}: node {i}"
+                );
+            }
+            assert!(
+                doc.nodes.iter().any(|n| n.tag() == Some("form") && n.junk),
+                "{html}"
+            );
         }
     }
 }
