@@ -295,7 +295,7 @@ fn fragment_automaton() -> &'static [State] {
 
 /// The class/id weight of a node: −25, 0, +25 (or 0 when both).
 pub fn class_weight(doc: &Doc, id: Id) -> i32 {
-    let f = doc.nodes[id].class_flags;
+    let f = doc.nodes[id].class_flags();
     let mut w = 0;
     if f.has(ClassFlags::NEGATIVE) {
         w -= 25;
@@ -308,7 +308,7 @@ pub fn class_weight(doc: &Doc, id: Id) -> i32 {
 
 /// A region that is boilerplate by its name alone.
 fn is_unlikely(doc: &Doc, id: Id) -> bool {
-    let f = doc.nodes[id].class_flags;
+    let f = doc.nodes[id].class_flags();
     f.has(ClassFlags::ASIDE) && !f.has(ClassFlags::CONTENT)
 }
 
@@ -390,7 +390,7 @@ pub fn is_block(tag: &str) -> bool {
 
 /// Readability's paragraph scores, summed into the candidates that hold
 /// the paragraphs; `shut` regions take no part.
-fn score_candidates(doc: &Doc, shut: &[bool]) -> (Vec<f64>, Vec<bool>) {
+fn score_candidates(doc: &Doc, shut: &mut Shut) -> (Vec<f64>, Vec<bool>) {
     let n = doc.nodes.len();
     let mut score = vec![0.0f64; n];
     let mut is_candidate = vec![false; n];
@@ -416,7 +416,7 @@ fn score_candidates(doc: &Doc, shut: &[bool]) -> (Vec<f64>, Vec<bool>) {
     let para_score =
         |len: usize, commas: usize| 1.0 + commas.min(20) as f64 + (len / 100).min(3) as f64;
     for (id, node) in doc.nodes.iter().enumerate() {
-        if node.junk || node.text_len < 25 || shut[id] {
+        if node.junk || node.text_len < 25 || shut.get(doc, id) {
             continue;
         }
         if is_paragraph(doc, id) {
@@ -487,6 +487,78 @@ fn score_candidates(doc: &Doc, shut: &[bool]) -> (Vec<f64>, Vec<bool>) {
     (score, is_candidate)
 }
 
+/// Which nodes lie in a region named as boilerplate (see [`select`]),
+/// worked out only for the nodes asked about and their ancestors: most
+/// of a page (menus, short labels) never holds a paragraph, and its class
+/// words need not be read.
+struct Shut {
+    /// Per node: 0 not yet known, 1 open, 2 shut. Empty: nothing is shut.
+    state: Vec<u8>,
+    holds_article: Vec<bool>,
+    chain: Vec<Id>,
+}
+
+impl Shut {
+    fn new(holds_article: Vec<bool>) -> Shut {
+        Shut {
+            state: vec![0; holds_article.len()],
+            holds_article,
+            chain: Vec::new(),
+        }
+    }
+
+    /// Nothing is shut (the retry when shutting left no candidate).
+    fn off() -> Shut {
+        Shut {
+            state: Vec::new(),
+            holds_article: Vec::new(),
+            chain: Vec::new(),
+        }
+    }
+
+    fn get(&mut self, doc: &Doc, id: Id) -> bool {
+        if self.state.is_empty() {
+            return false;
+        }
+        // Up to the nearest known ancestor, then down again.
+        self.chain.clear();
+        let mut above = false;
+        let mut cur = Some(id);
+        while let Some(c) = cur {
+            match self.state[c] {
+                1 => break,
+                2 => {
+                    above = true;
+                    break;
+                }
+                _ => {
+                    self.chain.push(c);
+                    cur = doc.nodes[c].parent;
+                }
+            }
+        }
+        for i in (0..self.chain.len()).rev() {
+            let c = self.chain[i];
+            above = above || self.own(doc, c);
+            self.state[c] = if above { 2 } else { 1 };
+        }
+        above
+    }
+
+    /// Whether the node itself is named or built as boilerplate.
+    fn own(&self, doc: &Doc, id: Id) -> bool {
+        match doc.nodes[id].tag() {
+            None | Some("body" | "html") => false,
+            _ if self.holds_article[id] => false,
+            Some(t) => {
+                matches!(t, "nav" | "aside" | "footer")
+                    || is_unlikely(doc, id)
+                    || is_nested_article(doc, id)
+            }
+        }
+    }
+}
+
 /// Chooses the subtrees to render: the best-scoring candidate and the
 /// siblings that score close to it, in document order.
 pub fn select(doc: &Doc) -> Vec<Id> {
@@ -503,38 +575,27 @@ pub fn select(doc: &Doc) -> Vec<Id> {
     let mut holds_article = vec![false; n];
     for id in (0..n).rev() {
         let node = &doc.nodes[id];
-        let named_aside = node.class_flags.has(ClassFlags::ASIDE);
-        if holds_article[id] || (matches!(node.tag(), Some("article" | "main")) && !named_aside) {
+        if holds_article[id]
+            || (matches!(node.tag(), Some("article" | "main"))
+                && !node.class_flags().has(ClassFlags::ASIDE))
+        {
             holds_article[id] = true;
             if let Some(p) = node.parent {
                 holds_article[p] = true;
             }
         }
     }
-    let mut shut = vec![false; n];
-    for id in 0..n {
-        let node = &doc.nodes[id];
-        let own = match node.tag() {
-            None | Some("body" | "html") => false,
-            _ if holds_article[id] => false,
-            Some(t) => {
-                matches!(t, "nav" | "aside" | "footer")
-                    || is_unlikely(doc, id)
-                    || is_nested_article(doc, id)
-            }
-        };
-        shut[id] = own || node.parent.is_some_and(|p| shut[p]);
-    }
-    let (score, is_candidate) = match score_candidates(doc, &shut) {
-        scored if scored.1.iter().zip(&shut).any(|(&c, &s)| c && !s) => scored,
+    let mut shut = Shut::new(holds_article);
+    let (score, is_candidate) = match score_candidates(doc, &mut shut) {
+        scored if (0..n).any(|i| scored.1[i] && !shut.get(doc, i)) => scored,
         _ => {
-            shut.fill(false);
-            score_candidates(doc, &shut)
+            shut = Shut::off();
+            score_candidates(doc, &mut shut)
         }
     };
     let final_score = |id: Id| score[id] * (1.0 - doc.nodes[id].link_density());
     let top = (0..n)
-        .filter(|&i| is_candidate[i] && !doc.nodes[i].junk && !shut[i])
+        .filter(|&i| is_candidate[i] && !doc.nodes[i].junk && !shut.get(doc, i))
         .max_by(|&a, &b| final_score(a).total_cmp(&final_score(b)));
     let Some(mut top) = top else {
         return vec![doc.body()];
@@ -968,8 +1029,8 @@ fn is_dropped(doc: &Doc, id: Id) -> bool {
             // word in the same name cancels the weight. Only metadata
             // names: "boxout__header" heads a box of the article.
             if n.text_len < 150
-                && (n.class_flags.has(ClassFlags::META)
-                    || (n.class_flags.has(ClassFlags::NEGATIVE_BUT_HEADER)
+                && (n.class_flags().has(ClassFlags::META)
+                    || (n.class_flags().has(ClassFlags::NEGATIVE_BUT_HEADER)
                         && !holds_heading(doc, id)))
             {
                 return true;

@@ -2,6 +2,8 @@
 //! document order, with the statistics extraction needs (text length, link
 //! text length, commas), computed without recursion.
 
+use std::cell::Cell;
+
 use html5ever::tendril::StrTendril;
 use html5ever::{local_name, LocalName};
 
@@ -30,8 +32,9 @@ pub struct Node {
     pub children: Vec<Id>,
     /// Lower-case `class` and `id`, joined by a space.
     pub class_id: String,
-    /// What `class_id` says, read once (see `article::ClassFlags`).
-    pub class_flags: ClassFlags,
+    /// What `class_id` says, read on first use (see `article::ClassFlags`):
+    /// most elements are never asked.
+    flags: Cell<Option<ClassFlags>>,
     /// Attributes by local name, values as parsed.
     pub attrs: Vec<(LocalName, StrTendril)>,
     /// Dropped with everything below it (script, hidden, …).
@@ -52,7 +55,7 @@ impl Node {
             parent: None,
             children: Vec::new(),
             class_id: String::new(),
-            class_flags: ClassFlags::default(),
+            flags: Cell::new(None),
             attrs,
             junk: false,
             text_len: 0,
@@ -85,7 +88,17 @@ impl Node {
             out.push_str(&i.to_ascii_lowercase());
             out
         };
-        self.class_flags = ClassFlags::of(&self.class_id);
+        self.flags.set(None);
+    }
+
+    /// What the element's class and id say.
+    pub fn class_flags(&self) -> ClassFlags {
+        if let Some(f) = self.flags.get() {
+            return f;
+        }
+        let f = ClassFlags::of(&self.class_id);
+        self.flags.set(Some(f));
+        f
     }
 
     pub fn tag(&self) -> Option<&str> {
