@@ -4,7 +4,7 @@
 
 use std::sync::OnceLock;
 
-use super::dom::{Doc, Id, Kind};
+use super::dom::{Doc, Id, Kind, Node};
 
 /// Class/id fragments that mark boilerplate wherever they appear in a
 /// class or id ("commentlist", "share-tools", "site-footer").
@@ -648,8 +648,7 @@ pub fn select(doc: &Doc) -> Vec<Id> {
         if s.junk || s.tag().is_none() {
             continue;
         }
-        let bonus = if !doc.nodes[top].class_id.is_empty() && s.class_id == doc.nodes[top].class_id
-        {
+        let bonus = if same_class(&doc.nodes[top], s) {
             top_score * 0.2
         } else {
             0.0
@@ -690,6 +689,15 @@ fn is_nested_article(doc: &Doc, id: Id) -> bool {
         anc = doc.nodes[a].parent;
     }
     false
+}
+
+/// Two elements with the same non-empty class (or id): readability's
+/// bonus for a sibling styled like the article.
+fn same_class(a: &Node, b: &Node) -> bool {
+    fn key(n: &Node) -> (&str, &str) {
+        (n.attr("class").unwrap_or(""), n.attr("id").unwrap_or(""))
+    }
+    key(a) != ("", "") && key(a) == key(b)
 }
 
 /// A text node of whitespace only.

@@ -30,10 +30,8 @@ pub struct Node {
     pub kind: Kind,
     pub parent: Option<Id>,
     pub children: Vec<Id>,
-    /// Lower-case `class` and `id`, joined by a space.
-    pub class_id: String,
-    /// What `class_id` says, read on first use (see `article::ClassFlags`):
-    /// most elements are never asked.
+    /// What the `class` and `id` say, read on first use (see
+    /// `article::ClassFlags`): most elements are never asked.
     flags: Cell<Option<ClassFlags>>,
     /// Attributes by local name, values as parsed.
     pub attrs: Vec<(LocalName, StrTendril)>,
@@ -50,45 +48,46 @@ pub struct Node {
 impl Node {
     /// A node not yet in the tree.
     pub fn new(kind: Kind, attrs: Vec<(LocalName, StrTendril)>) -> Node {
-        let mut n = Node {
+        Node {
             kind,
             parent: None,
             children: Vec::new(),
-            class_id: String::new(),
             flags: Cell::new(None),
             attrs,
             junk: false,
             text_len: 0,
             link_len: 0,
             commas: 0,
-        };
-        n.refresh_class_id();
-        n
+        }
     }
 
-    /// Recomputes `class_id` from the attributes.
+    /// Forgets what the class and id said (the attributes changed).
     pub fn refresh_class_id(&mut self) {
+        self.flags.set(None);
+    }
+
+    /// Lower-case `class` and `id`, joined by a space; empty when neither.
+    pub fn class_id(&self) -> String {
         let c = self.attr("class").unwrap_or("");
         let i = self.attr("id").unwrap_or("");
-        self.class_id = if c.is_empty() && i.is_empty() {
-            String::new()
-        } else {
-            // Taxonomy classes (`category-<slug>`, `tag-<slug>`, as
-            // WordPress stamps on every post) name the subject, not the
-            // element's role: "category-advertising" is a post about ads.
-            let mut out = String::with_capacity(c.len() + i.len() + 1);
-            for word in c.split_ascii_whitespace() {
-                let lower = word.to_ascii_lowercase();
-                if lower.starts_with("category-") || lower.starts_with("tag-") {
-                    continue;
-                }
-                out.push_str(&lower);
-                out.push(' ');
+        if c.is_empty() && i.is_empty() {
+            return String::new();
+        }
+        // Taxonomy classes (`category-<slug>`, `tag-<slug>`, as WordPress
+        // stamps on every post) name the subject, not the element's role:
+        // "category-advertising" is a post about ads.
+        let mut out = String::with_capacity(c.len() + i.len() + 1);
+        for word in c.split_ascii_whitespace() {
+            let start = out.len();
+            out.extend(word.chars().map(|ch| ch.to_ascii_lowercase()));
+            if out[start..].starts_with("category-") || out[start..].starts_with("tag-") {
+                out.truncate(start);
+                continue;
             }
-            out.push_str(&i.to_ascii_lowercase());
-            out
-        };
-        self.flags.set(None);
+            out.push(' ');
+        }
+        out.extend(i.chars().map(|ch| ch.to_ascii_lowercase()));
+        out
     }
 
     /// What the element's class and id say.
@@ -96,7 +95,7 @@ impl Node {
         if let Some(f) = self.flags.get() {
             return f;
         }
-        let f = ClassFlags::of(&self.class_id);
+        let f = ClassFlags::of(&self.class_id());
         self.flags.set(Some(f));
         f
     }
@@ -170,15 +169,27 @@ fn is_hidden(attrs: &[(LocalName, StrTendril)]) -> bool {
     attrs.iter().any(|(n, v)| match &**n {
         "hidden" => true,
         "aria-hidden" => v.trim().eq_ignore_ascii_case("true"),
-        "style" => {
-            let s: String = v
-                .chars()
-                .filter(|c| !c.is_whitespace())
-                .collect::<String>()
-                .to_ascii_lowercase();
-            s.contains("display:none") || s.contains("visibility:hidden")
-        }
+        "style" => style_hides(v),
         _ => false,
+    })
+}
+
+/// Whether an inline style declares `display: none` or `visibility:
+/// hidden` (any case and spacing, `!important` or not), read in place.
+fn style_hides(style: &str) -> bool {
+    style.split(';').any(|decl| {
+        let Some((prop, value)) = decl.split_once(':') else {
+            return false;
+        };
+        let (prop, value) = (prop.trim(), value.trim_start());
+        let starts = |word: &str| {
+            value
+                .get(..word.len())
+                .is_some_and(|v| v.eq_ignore_ascii_case(word))
+                && !value[word.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '-')
+        };
+        (prop.eq_ignore_ascii_case("display") && starts("none"))
+            || (prop.eq_ignore_ascii_case("visibility") && starts("hidden"))
     })
 }
 
@@ -363,6 +374,31 @@ fn sum_stats(nodes: &mut [Node]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inline_styles_that_hide() {
+        for hides in [
+            "display:none",
+            "display: none",
+            "DISPLAY : NONE !important",
+            "color: red; display:none;",
+            "visibility:hidden",
+            "width:100%;visibility: Hidden",
+        ] {
+            assert!(style_hides(hides), "{hides}");
+        }
+        for shows in [
+            "display:block",
+            "display: nonesuch",
+            "max-display:none",
+            "visibility:visible",
+            "content: 'display:none'x",
+            "",
+            "display",
+        ] {
+            assert!(!style_hides(shows), "{shows}");
+        }
+    }
 
     /// Dropping forms by subtraction leaves the same figures as summing
     /// the page again with the forms junk.
