@@ -216,6 +216,19 @@ fn extract() -> Result<Vec<Section>, String> {
             .map(|b| format!("{:.2}x faster", ms / b))
             .unwrap_or_else(|| "n/a".into());
         table.push_str(&format!("{name:<42} {ms:>8.2}   {ratio:<12} {goal}\n"));
+        // The same-process harness also times both back to back in each
+        // round; the median of those ratios is steadier on a shared
+        // machine than the ratio of two best times.
+        if let (Some(med), Some(lo), Some(hi)) = (
+            field(l, "ratio_median"),
+            field(l, "ratio_min"),
+            field(l, "ratio_max"),
+        ) {
+            table.push_str(&format!(
+                "{:<42} {:>8}   {med}x faster (per-round median; range {lo}-{hi}x)\n",
+                "", ""
+            ));
+        }
     }
     for n in &notes {
         table.push_str(n);
