@@ -54,7 +54,13 @@ impl LoopbackServer {
                         // One response per request head, until the client closes.
                         while let Some(end) = pending.windows(4).position(|w| w == b"\r\n\r\n") {
                             pending.drain(..end + 4);
-                            if tls.write_all(&response).await.is_err() {
+                            // write_all can return with the last TLS
+                            // records still in rustls's buffer (the socket
+                            // was full); unflushed, they wait for the next
+                            // read, and a keep-alive client waits for them.
+                            if tls.write_all(&response).await.is_err()
+                                || tls.flush().await.is_err()
+                            {
                                 return;
                             }
                         }
