@@ -58,8 +58,7 @@ impl LoopbackServer {
                             // records still in rustls's buffer (the socket
                             // was full); unflushed, they wait for the next
                             // read, and a keep-alive client waits for them.
-                            if tls.write_all(&response).await.is_err()
-                                || tls.flush().await.is_err()
+                            if tls.write_all(&response).await.is_err() || tls.flush().await.is_err()
                             {
                                 return;
                             }

@@ -821,6 +821,11 @@ fn is_metadata(doc: &Doc, id: Id, tag: &str) -> bool {
     if tag == "time" {
         return true;
     }
+    // A sentence is text, however short and dated ("By then it was
+    // over." "On March 3, 2020, the company filed.").
+    if text.ends_with(['.', '!', '?', '。', '！', '？']) {
+        return false;
+    }
     let words = text.split_whitespace().count();
     if (text.starts_with("by ") || text.starts_with("posted by ")) && words <= 6 {
         return true;
