@@ -7,7 +7,8 @@ use std::sync::OnceLock;
 use super::dom::{Doc, Id, Kind, Node};
 
 /// Class/id fragments that mark boilerplate wherever they appear in a
-/// class or id ("commentlist", "share-tools", "site-footer").
+/// class or id ("commentlist", "share-tools", "site-footer"), with the
+/// metadata words of [`META`].
 const NEGATIVE: &[&str] = &[
     "comment",
     "footer",
@@ -44,12 +45,6 @@ const NEGATIVE: &[&str] = &[
     "recirc",
     "caption",
     "credit",
-    "byline",
-    "dateline",
-    "timestamp",
-    "author",
-    "published",
-    "updated",
     "readmore",
     "read-more",
     "more-from",
@@ -69,7 +64,6 @@ const NEGATIVE: &[&str] = &[
     "combx",
     "supplemental",
     "agegate",
-    "meta",
     "tags",
     "tool",
     "nav",
@@ -144,7 +138,8 @@ const UNLIKELY: &[&str] = &[
 /// may still hold the article.
 const CONTENT_WORDS: &[&str] = &["article", "content", "main", "body", "story"];
 
-/// Class/id fragments that name an element's metadata role.
+/// Class/id fragments that name an element's metadata role; they count
+/// as boilerplate words too (see [`NEGATIVE`]).
 const META: &[&str] = &[
     "meta",
     "byline",
@@ -156,9 +151,9 @@ const META: &[&str] = &[
     "posted",
 ];
 
-/// What an element's class and id say, worked out once per element when
-/// the tree is built (matching the word lists is the costly part of
-/// scoring; every rule asks these same questions).
+/// What an element's class and id say, worked out on first use and kept
+/// (matching the word lists is the costly part of scoring; every rule
+/// asks these same questions).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ClassFlags(u8);
 
@@ -244,7 +239,10 @@ fn fragment_automaton() -> &'static [State] {
             (POSITIVE, ClassFlags::POSITIVE),
             (UNLIKELY, ClassFlags::ASIDE),
             (CONTENT_WORDS, ClassFlags::CONTENT),
-            (META, ClassFlags::META),
+            (
+                META,
+                ClassFlags::META | ClassFlags::NEGATIVE | ClassFlags::NEGATIVE_BUT_HEADER,
+            ),
         ];
         for (list, bit) in lists {
             for &frag in list {
@@ -1075,14 +1073,11 @@ mod tests {
             .collect();
         let negative_token = tokens.iter().any(|t| NEGATIVE_TOKENS.contains(t));
         let mut f = 0;
-        if has(NEGATIVE) || negative_token {
+        if has(NEGATIVE) || has(META) || negative_token {
             f |= ClassFlags::NEGATIVE;
         }
-        if NEGATIVE
-            .iter()
-            .any(|w| *w != "header" && class_id.contains(w))
-            || negative_token
-        {
+        let mut negative_words = NEGATIVE.iter().chain(META);
+        if negative_words.any(|w| *w != "header" && class_id.contains(w)) || negative_token {
             f |= ClassFlags::NEGATIVE_BUT_HEADER;
         }
         if has(POSITIVE) {
