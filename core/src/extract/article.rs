@@ -1,6 +1,23 @@
 //! Main-article selection: readability's candidate scoring (text density,
 //! commas, link density, class and id signals) over the flat view, then
 //! precision-first pruning of boilerplate inside the chosen subtree.
+//!
+//! Scoring: every paragraph (a `<p>`-like element, or loose text cut at
+//! block children and at `<br><br>`) adds to its parent, grandparent and
+//! great-grandparent. Regions named as boilerplate (comment threads,
+//! related stories, footers, `<nav>`/`<aside>`) and `<article>`s nested
+//! side by side in another article take no part, unless they hold an
+//! `<article>`/`<main>` themselves (then the name is a layout wrapper's)
+//! or nothing else is left. The best candidate climbs to a parent that
+//! holds most of its score and takes its close siblings along.
+//!
+//! Pruning, inside what was chosen: named boilerplate, nested articles,
+//! a heading that rewords the page title, metadata lines (bylines, date
+//! lines, microdata author and dates, elements named as metadata), ad-slot
+//! labels, paragraphs that are one link (not a written-out URL), and the
+//! short label that introduces a dropped block.
+//!
+//! Every rule reads structure, names and text shapes; none names a site.
 
 use std::sync::OnceLock;
 
