@@ -213,10 +213,19 @@ fn fuzz(args: &[String]) -> Result<(), String> {
         }
         run_in(&fuzz_dir, "cargo", &a)?;
     }
-    // Minimised crashes are replayed as ordinary tests.
+    // Minimised crashes are replayed as ordinary tests. With the whole
+    // workspace's features (as `cargo xtask ci` builds them), so that
+    // after the test command nothing is rebuilt: `-p webgate` alone
+    // resolves dependency features differently and rebuilt a dozen crates.
     run(
         "cargo",
-        &["test", "-p", "webgate", "--test", "fuzz_regressions"],
+        &[
+            "test",
+            "--workspace",
+            "--locked",
+            "--test",
+            "fuzz_regressions",
+        ],
     )
 }
 
