@@ -696,14 +696,7 @@ fn is_nested_article(doc: &Doc, id: Id) -> bool {
     if siblings < 2 {
         return false;
     }
-    let mut anc = Some(parent);
-    while let Some(a) = anc {
-        if doc.nodes[a].tag() == Some("article") {
-            return true;
-        }
-        anc = doc.nodes[a].parent;
-    }
-    false
+    in_element(doc, id, "article")
 }
 
 /// Two elements with the same non-empty class (or id): readability's
@@ -848,7 +841,7 @@ fn is_metadata(doc: &Doc, id: Id, tag: &str) -> bool {
     let (dates, rest) = date_words(&text);
     // A quoted post's attribution ("— Name (@handle) October 9, 2018")
     // belongs to the quote.
-    dates > 0 && rest <= 6 && !in_quote(doc, id)
+    dates > 0 && rest <= 6 && !in_element(doc, id, "blockquote")
 }
 
 /// Whether a subtree holds a heading (bounded: short elements only).
@@ -866,10 +859,11 @@ fn holds_heading(doc: &Doc, id: Id) -> bool {
     false
 }
 
-fn in_quote(doc: &Doc, id: Id) -> bool {
+/// Whether some ancestor of `id` is a `tag` element.
+fn in_element(doc: &Doc, id: Id, tag: &str) -> bool {
     let mut anc = doc.nodes[id].parent;
     while let Some(a) = anc {
-        if doc.nodes[a].tag() == Some("blockquote") {
+        if doc.nodes[a].tag() == Some(tag) {
             return true;
         }
         anc = doc.nodes[a].parent;
