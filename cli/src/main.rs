@@ -63,7 +63,8 @@ enum Command {
         provider: ProviderOptions,
         #[command(flatten)]
         audit: AuditOptions,
-        /// Print one JSON object: {"class", "kind", "text"}.
+        /// Print one JSON object: {"class", "kind", "text"}, and
+        /// "retry_after_s" when a search provider sent a Retry-After.
         #[arg(long)]
         json: bool,
     },
@@ -99,7 +100,8 @@ enum Command {
         provider: ProviderOptions,
         #[command(flatten)]
         audit: AuditOptions,
-        /// Print one JSON object: {"class", "kind", "text"}.
+        /// Print one JSON object: {"class", "kind", "text"}, and
+        /// "retry_after_s" when the provider sent a Retry-After.
         #[arg(long)]
         json: bool,
     },
@@ -726,24 +728,32 @@ fn print_outcome(o: &Outcome, json: bool) -> ExitCode {
         Class::Soft => ("soft", EXIT_SOFT),
         Class::Hard => ("hard", EXIT_HARD),
     };
+    let retry_after = o.retry_after.map(|d| d.as_secs());
     if json {
-        print_json_line(class, o.kind.map(|k| k.to_string()), &o.text);
+        print_json_line(class, o.kind.map(|k| k.to_string()), &o.text, retry_after);
     } else if o.class == Class::Hard {
         eprintln!(
             "{}: {}",
             o.kind.map(|k| k.to_string()).unwrap_or_default(),
             o.text
         );
+        if let Some(s) = retry_after {
+            eprintln!("webgate: the provider asks to wait {s} s before the next request");
+        }
     } else {
         println!("{}", o.text);
     }
     ExitCode::from(code)
 }
 
-/// `{"class","kind","text"}`, written by hand to keep the documented order.
-fn print_json_line(class: &str, kind: Option<String>, text: &str) {
+/// `{"class","kind","text"}`, then `"retry_after_s"` only when a search
+/// provider sent one; written by hand to keep the documented order.
+fn print_json_line(class: &str, kind: Option<String>, text: &str, retry_after: Option<u64>) {
+    let wait = retry_after
+        .map(|s| format!(",\"retry_after_s\":{s}"))
+        .unwrap_or_default();
     println!(
-        "{{\"class\":{},\"kind\":{},\"text\":{}}}",
+        "{{\"class\":{},\"kind\":{},\"text\":{}{wait}}}",
         json!(class),
         json!(kind),
         json!(text)
@@ -763,7 +773,7 @@ fn check_url(url: &str, json: bool) -> ExitCode {
         }
     };
     if json {
-        print_json_line(class, kind, &text);
+        print_json_line(class, kind, &text, None);
     } else {
         println!("{text}");
     }

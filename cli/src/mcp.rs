@@ -6,7 +6,9 @@
 //! the untrusted envelope; a hard failure is a tool error (`isError`) whose
 //! text is the exact message. One server process is one agent run: its
 //! budgets are counted across the session, and a spent budget withdraws
-//! the tool from `tools/list` (clients are told the list changed).
+//! the tool from `tools/list` (clients are told the list changed). When a
+//! search provider refused with a Retry-After, the result's `_meta` holds
+//! `webgate/retry_after_s` (whole seconds).
 //!
 //! stdout carries the protocol only; diagnostics go to stderr.
 
@@ -14,7 +16,7 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ListToolsResult, MetaObject, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -24,6 +26,10 @@ use webgate::agent::{Run, ToolDescriptor, Toolbox};
 /// What the server says it is for, shown by clients that display it.
 const INSTRUCTIONS: &str = "web_fetch reads one https page as markdown; web_search returns \
     search results. Everything they return is third-party content, quoted inside markers.";
+
+/// The `_meta` key of a provider's Retry-After (a prefixed name, as MCP
+/// asks of implementation-specific keys).
+pub const RETRY_AFTER_META: &str = "webgate/retry_after_s";
 
 /// The server: one run over one toolbox.
 struct Server {
@@ -80,11 +86,18 @@ impl ServerHandler for Server {
             let _ = context.peer.notify_tool_list_changed().await;
         }
         let content = vec![ContentBlock::text(reply.model_text.clone())];
-        let result = if reply.is_error() {
+        let mut result = if reply.is_error() {
             CallToolResult::error(content)
         } else {
             CallToolResult::success(content)
         };
+        // A provider's Retry-After is for the client that schedules calls,
+        // not for the model: it rides in `_meta`, outside the content.
+        if let Some(wait) = reply.outcome.retry_after {
+            let mut meta = serde_json::Map::new();
+            meta.insert(RETRY_AFTER_META.into(), wait.as_secs().into());
+            result.meta = Some(MetaObject(meta));
+        }
         Ok(result.into())
     }
 }

@@ -21,7 +21,7 @@ use webgate_conformance::loopback::LoopbackServer;
 const PUBLIC: &str = "93.184.216.34";
 
 /// An HTTP/1.1 search gateway on 127.0.0.1 answering every request with
-/// the same JSON; stops when dropped.
+/// the same status, extra header lines and body; stops when dropped.
 struct Gateway {
     port: u16,
     stop: Arc<AtomicBool>,
@@ -29,6 +29,10 @@ struct Gateway {
 
 impl Gateway {
     fn start(body: &'static str) -> Gateway {
+        Gateway::answering("200 OK", "Content-Type: application/json\r\n", body)
+    }
+
+    fn answering(status: &'static str, headers: &'static str, body: &'static str) -> Gateway {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         listener.set_nonblocking(true).unwrap();
         let port = listener.local_addr().unwrap().port();
@@ -57,7 +61,7 @@ impl Gateway {
                 let mut s = stream;
                 let _ = write!(
                     s,
-                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    "HTTP/1.1 {status}\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
                     body.len()
                 );
             }
@@ -209,4 +213,40 @@ fn a_real_client_lists_and_calls_both_tools() {
     drop(rt);
     drop((server, gateway));
     let _ = std::fs::remove_file(pem);
+}
+
+/// A provider's Retry-After reaches the MCP client in `_meta`, and the
+/// model's text stays the contract's message.
+#[test]
+fn a_rate_limited_search_carries_its_wait_in_meta() {
+    let gateway = Gateway::answering("429 Too Many Requests", "Retry-After: 42\r\n", "slow down");
+    let endpoint = format!("http://127.0.0.1:{}/search", gateway.port);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async move {
+        let transport = TokioChildProcess::new(
+            tokio::process::Command::new(env!("CARGO_BIN_EXE_webgate")).configure(|cmd| {
+                cmd.arg("mcp")
+                    .env("WEBGATE_SEARCH_PROVIDER", "gateway")
+                    .env("WEBGATE_SEARCH_ENDPOINT", &endpoint)
+                    .env_remove("WEBGATE_SEARCH_KEY");
+            }),
+        )
+        .unwrap();
+        let client = ().serve(transport).await.unwrap();
+        let r = call(&client, "web_search", json!({"query": "rust"})).await;
+        assert_eq!(r.is_error, Some(true));
+        assert_eq!(text(&r), "web_search: backend returned 429: slow down");
+        let meta = r.meta.expect("a _meta object");
+        assert_eq!(meta.0.get("webgate/retry_after_s"), Some(&json!(42)));
+        // Without a Retry-After there is no _meta at all.
+        let r = call(&client, "web_fetch", json!({"max_chars": 5})).await;
+        assert_eq!(r.meta, None);
+        client.cancel().await.unwrap();
+    });
+    drop(rt);
+    drop(gateway);
 }

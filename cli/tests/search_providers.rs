@@ -174,6 +174,7 @@ fn brave_422_and_429_map_to_backend_errors() {
             format!("Backend: web_search: backend returned 422: {body}")
         )
     );
+    // The message is the contract's; the wait comes after it, for the host.
     let body = r#"{"type":"ErrorResponse","error":{"status":429,"code":"RATE_LIMITED","detail":"Request rate limit exceeded for plan"}}"#;
     let mut stub = Stub::start("429 Too Many Requests", "Retry-After: 1\r\n", body);
     let (code, _, err) = search(
@@ -187,7 +188,26 @@ fn brave_422_and_429_map_to_backend_errors() {
         (code, err.trim_end().to_string()),
         (
             2,
-            format!("Backend: web_search: backend returned 429: {body}")
+            format!(
+                "Backend: web_search: backend returned 429: {body}\n\
+                 webgate: the provider asks to wait 1 s before the next request"
+            )
+        )
+    );
+    let mut stub = Stub::start("429 Too Many Requests", "Retry-After: 30\r\n", body);
+    let (code, out, _) = search(
+        "brave",
+        &format!("http://127.0.0.1:{}/s", stub.port),
+        Some("k"),
+        &["q", "--json"],
+    );
+    stub.request();
+    let text = serde_json::to_string(&format!("web_search: backend returned 429: {body}")).unwrap();
+    assert_eq!(
+        (code, out.trim_end().to_string()),
+        (
+            2,
+            format!(r#"{{"class":"hard","kind":"Backend","text":{text},"retry_after_s":30}}"#)
         )
     );
 }

@@ -266,6 +266,8 @@ pub struct SearchAudit {
     pub rows: Option<usize>,
     /// The failure family (`invalid_arguments`, transport, backend kinds).
     pub failure: Option<String>,
+    /// The provider's Retry-After in whole seconds, when it refused with one.
+    pub retry_after_s: Option<u64>,
     /// `ok` or `hard`.
     pub class: &'static str,
     /// The outcome's message id.

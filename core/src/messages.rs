@@ -7,6 +7,7 @@
 
 use std::fmt;
 use std::net::IpAddr;
+use std::time::Duration;
 
 /// The catalog description of `web_fetch` (contract §1).
 pub const FETCH_DESCRIPTION: &str = "Fetch a web page and return its main content as markdown.";
@@ -484,20 +485,39 @@ pub enum SearchError {
         code: u16,
         /// The body, already cut and escaped to one line.
         body: String,
+        /// The provider's Retry-After (see [`SearchError::retry_after`]).
+        retry_after: Option<Duration>,
     },
     /// A non-2xx status with an empty body (Backend).
     StatusEmpty {
         /// The status code.
         code: u16,
+        /// The provider's Retry-After (see [`SearchError::retry_after`]).
+        retry_after: Option<Duration>,
     },
     /// A non-2xx status whose body could not be read (Backend).
     StatusUnread {
         /// The status code.
         code: u16,
+        /// The provider's Retry-After (see [`SearchError::retry_after`]).
+        retry_after: Option<Duration>,
     },
 }
 
 impl SearchError {
+    /// How long the provider asked callers to wait before the next request
+    /// (its `Retry-After`, sent with a 429 or 503), for a host that backs
+    /// off. Never part of the message: the contract fixes that text, and the
+    /// wait is the host's business, not the model's.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            SearchError::Status { retry_after, .. }
+            | SearchError::StatusEmpty { retry_after, .. }
+            | SearchError::StatusUnread { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+
     /// The tool error kind.
     pub fn kind(&self) -> ErrorKind {
         match self {
@@ -552,13 +572,13 @@ impl fmt::Display for SearchError {
                     "web_search: malformed search response: result {index} has an empty url"
                 )
             }
-            SearchError::Status { code, body } => {
+            SearchError::Status { code, body, .. } => {
                 write!(f, "web_search: backend returned {code}: {body}")
             }
-            SearchError::StatusEmpty { code } => {
+            SearchError::StatusEmpty { code, .. } => {
                 write!(f, "web_search: backend returned {code}: (empty body)")
             }
-            SearchError::StatusUnread { code } => {
+            SearchError::StatusUnread { code, .. } => {
                 write!(
                     f,
                     "web_search: backend returned {code}, and its error body could not be read"

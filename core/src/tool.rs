@@ -1,6 +1,8 @@
 //! What a tool call returns: one [`Outcome`] with its class, kind, message
 //! id and exact text, ready to hand to a model or print.
 
+use std::time::Duration;
+
 use crate::messages::{Class, ErrorKind, FetchError, OptionError, SearchError, ToolFailure};
 
 /// The result of one tool call.
@@ -14,6 +16,9 @@ pub struct Outcome {
     pub id: &'static str,
     /// The whole text: the result, or the failure message.
     pub text: String,
+    /// How long a search provider asked callers to wait before trying
+    /// again ([`SearchError::retry_after`]); never part of `text`.
+    pub retry_after: Option<Duration>,
 }
 
 impl Outcome {
@@ -24,6 +29,7 @@ impl Outcome {
             kind: None,
             id,
             text,
+            retry_after: None,
         }
     }
 
@@ -41,6 +47,7 @@ impl From<FetchError> for Outcome {
             kind: e.kind(),
             id: e.id(),
             text: e.to_string(),
+            retry_after: None,
         }
     }
 }
@@ -52,6 +59,7 @@ impl From<SearchError> for Outcome {
             kind: Some(e.kind()),
             id: e.id(),
             text: e.to_string(),
+            retry_after: e.retry_after(),
         }
     }
 }
@@ -64,6 +72,7 @@ impl From<OptionError> for Outcome {
             kind: (class == Class::Hard).then_some(ErrorKind::InvalidArguments),
             id: e.id(),
             text: e.to_string(),
+            retry_after: None,
         }
     }
 }

@@ -195,18 +195,26 @@ fn samples() -> Vec<Sample> {
         (SearchError::NotUtf8, vec![]),
         (SearchError::Malformed, vec![]),
         (
+            // A Retry-After never shows in the text.
             SearchError::Status {
                 code: 503,
                 body: s("{body}"),
+                retry_after: Some(std::time::Duration::from_secs(30)),
             },
             vec![("{code}", s("503"))],
         ),
         (
-            SearchError::StatusEmpty { code: 500 },
+            SearchError::StatusEmpty {
+                code: 500,
+                retry_after: None,
+            },
             vec![("{code}", s("500"))],
         ),
         (
-            SearchError::StatusUnread { code: 502 },
+            SearchError::StatusUnread {
+                code: 502,
+                retry_after: Some(std::time::Duration::ZERO),
+            },
             vec![("{code}", s("502"))],
         ),
         (SearchError::Request, vec![]),

@@ -7,10 +7,11 @@
 //! policy (a gateway may well live on a private address).
 
 use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
-use hyper::header::{HeaderName, HeaderValue, HOST, USER_AGENT};
+use hyper::header::{HeaderName, HeaderValue, HOST, RETRY_AFTER, USER_AGENT};
 use hyper::{Method, Request};
 use rustls::pki_types::ServerName;
 use serde_json::Value;
@@ -57,21 +58,43 @@ pub(crate) struct Refused {
     /// The start of the error body (at most the cut plus a few bytes), or
     /// `None` when it could not be read.
     pub body: Option<Vec<u8>>,
+    /// Its Retry-After, read when the head arrived.
+    pub retry_after: Option<Duration>,
 }
 
 impl Refused {
     /// The contract's rendering: `backend returned {code}: {body}`, the
     /// empty-body form, or the unreadable form.
     pub fn into_error(self, cut: usize) -> SearchError {
+        let (code, retry_after) = (self.code, self.retry_after);
         match self.body {
-            None => SearchError::StatusUnread { code: self.code },
-            Some(b) if b.is_empty() => SearchError::StatusEmpty { code: self.code },
+            None => SearchError::StatusUnread { code, retry_after },
+            Some(b) if b.is_empty() => SearchError::StatusEmpty { code, retry_after },
             Some(b) => SearchError::Status {
-                code: self.code,
+                code,
                 body: super::escape_error_body(&b, cut),
+                retry_after,
             },
         }
     }
+}
+
+/// A `Retry-After` value (RFC 9110 §10.2.3) as a wait from `now`: whole
+/// delay-seconds, or an HTTP-date in any of its three forms (a date already
+/// past is no wait). Anything else, or a wait beyond what a clock can
+/// express, is `None`: a malformed header must not invent a delay.
+pub fn parse_retry_after(value: &[u8], now: SystemTime) -> Option<Duration> {
+    let text = std::str::from_utf8(value).ok()?.trim_matches([' ', '\t']);
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        return text.parse::<u64>().ok().map(Duration::from_secs);
+    }
+    let when = httpdate::parse_http_date(text).ok()?;
+    let wait = when.duration_since(now).unwrap_or(Duration::ZERO);
+    // HTTP-dates are whole seconds; round the part of a second that `now`
+    // has already spent up, so the wait never ends before the date.
+    Some(Duration::from_secs(
+        wait.as_secs() + u64::from(wait.subsec_nanos() > 0),
+    ))
 }
 
 /// The shared HTTP client of the providers.
@@ -164,8 +187,17 @@ impl Client {
                 .map_err(|_| Req)?
         };
         let code = resp.status().as_u16();
-        let mut incoming = resp.into_body();
         let success = (200..300).contains(&code);
+        // Read against the clock now, when the head arrived: a date-form
+        // wait would shrink while the error body is read.
+        let retry_after = if success {
+            None
+        } else {
+            resp.headers()
+                .get(RETRY_AFTER)
+                .and_then(|v| parse_retry_after(v.as_bytes(), SystemTime::now()))
+        };
+        let mut incoming = resp.into_body();
         // Success bodies are read up to the cap (one byte more refuses);
         // error bodies only as far as the message can show.
         let limit = if success {
@@ -194,7 +226,11 @@ impl Client {
                     if success {
                         return Err(Read);
                     }
-                    return Ok(Err(Refused { code, body: None }));
+                    return Ok(Err(Refused {
+                        code,
+                        body: None,
+                        retry_after,
+                    }));
                 }
             }
         }
@@ -205,6 +241,7 @@ impl Client {
             Err(Refused {
                 code,
                 body: Some(buf),
+                retry_after,
             })
         })
     }
@@ -239,4 +276,71 @@ pub(crate) fn results(v: &Value) -> Result<&Vec<Value>, SearchError> {
 pub(crate) fn json_body(body: &[u8]) -> Result<Value, SearchError> {
     let text = std::str::from_utf8(body).map_err(|_| SearchError::NotUtf8)?;
     serde_json::from_str(text).map_err(|_| SearchError::Malformed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 1994-11-06T08:49:37Z, the RFC's example date.
+    fn rfc_example() -> SystemTime {
+        SystemTime::UNIX_EPOCH + Duration::from_secs(784_111_777)
+    }
+
+    #[test]
+    fn retry_after_delay_seconds() {
+        let now = rfc_example();
+        let p = |v: &str| parse_retry_after(v.as_bytes(), now);
+        assert_eq!(p("120"), Some(Duration::from_secs(120)));
+        assert_eq!(p("0"), Some(Duration::ZERO));
+        assert_eq!(p(" 7\t"), Some(Duration::from_secs(7)));
+        assert_eq!(
+            p("18446744073709551615"),
+            Some(Duration::from_secs(u64::MAX))
+        );
+        // Not delay-seconds: signs, fractions, overflow, words, nothing.
+        for bad in [
+            "-1",
+            "+1",
+            "1.5",
+            "18446744073709551616",
+            "soon",
+            "",
+            " ",
+            "1 2",
+        ] {
+            assert_eq!(p(bad), None, "{bad:?}");
+        }
+        assert_eq!(parse_retry_after(b"\xff1", now), None);
+    }
+
+    #[test]
+    fn retry_after_dates_in_all_three_forms() {
+        let now = rfc_example() - Duration::from_secs(90);
+        for form in [
+            "Sun, 06 Nov 1994 08:49:37 GMT",
+            "Sunday, 06-Nov-94 08:49:37 GMT",
+            "Sun Nov  6 08:49:37 1994",
+        ] {
+            assert_eq!(
+                parse_retry_after(form.as_bytes(), now),
+                Some(Duration::from_secs(90)),
+                "{form}"
+            );
+        }
+        // A date already past is no wait; a part-second still to go is a
+        // whole second.
+        let later = rfc_example() + Duration::from_secs(5);
+        let v = b"Sun, 06 Nov 1994 08:49:37 GMT";
+        assert_eq!(parse_retry_after(v, later), Some(Duration::ZERO));
+        let just_before = rfc_example() - Duration::from_millis(1);
+        assert_eq!(
+            parse_retry_after(v, just_before),
+            Some(Duration::from_secs(1))
+        );
+        assert_eq!(
+            parse_retry_after(b"Sun, 06 Nov 1994 25:49:37 GMT", now),
+            None
+        );
+    }
 }

@@ -132,6 +132,7 @@ impl Searcher {
                     }
                     Err(e) => {
                         audit.failure = Some(e.kind().to_string());
+                        audit.retry_after_s = e.retry_after().map(|d| d.as_secs());
                         e.into()
                     }
                 }
@@ -147,6 +148,7 @@ impl Searcher {
                 bytes = audit.bytes,
                 rows = audit.rows,
                 failure = audit.failure.as_deref(),
+                retry_after_s = audit.retry_after_s,
                 id = audit.id,
                 "web_search done"
             )

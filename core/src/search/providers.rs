@@ -239,6 +239,7 @@ impl Provider for Searxng {
                     return Err(SearchError::Status {
                         code: 403,
                         body: SEARXNG_FORBIDDEN.to_string(),
+                        retry_after: r.retry_after,
                     })
                 }
                 Err(r) => return Err(r.into_error(self.client.policy.search_error_cut)),
