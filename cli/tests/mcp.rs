@@ -86,6 +86,32 @@ async fn call(client: &RunningService<RoleClient, ()>, name: &str, args: Value) 
         .unwrap()
 }
 
+/// The client side's runtime. The loopback servers own runtimes of their
+/// own, so they are made and dropped outside this one.
+fn client_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// `webgate mcp ARGS…` with the gateway provider at `endpoint`, spawned
+/// and initialized by the official client.
+async fn spawn_mcp(args: &[&str], endpoint: &str) -> RunningService<RoleClient, ()> {
+    let transport = TokioChildProcess::new(
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_webgate")).configure(|cmd| {
+            cmd.arg("mcp")
+                .args(args)
+                .env("WEBGATE_SEARCH_PROVIDER", "gateway")
+                .env("WEBGATE_SEARCH_ENDPOINT", endpoint)
+                .env_remove("WEBGATE_SEARCH_KEY");
+        }),
+    )
+    .unwrap();
+    ().serve(transport).await.unwrap()
+}
+
 fn text(r: &CallToolResult) -> String {
     r.content
         .iter()
@@ -115,26 +141,17 @@ fn a_real_client_lists_and_calls_both_tools() {
     let resolve = format!("a.example={PUBLIC}");
     let connect = format!("{PUBLIC}:443=127.0.0.1:{}", server.port);
     let endpoint = format!("http://127.0.0.1:{}/search", gateway.port);
-    let pem_path = pem.clone();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let pem_path = pem.to_string_lossy().into_owned();
+    let rt = client_runtime();
     rt.block_on(async move {
-    let transport = TokioChildProcess::new(
-        tokio::process::Command::new(env!("CARGO_BIN_EXE_webgate")).configure(|cmd| {
-            cmd.args(["mcp", "--resolve", &resolve, "--connect-to", &connect])
-                .arg("--ca-file")
-                .arg(&pem_path)
-                .args(["--max-chars-limit", "5000", "--search-budget", "1"])
-                .env("WEBGATE_SEARCH_PROVIDER", "gateway")
-                .env("WEBGATE_SEARCH_ENDPOINT", &endpoint)
-                .env_remove("WEBGATE_SEARCH_KEY");
-        }),
+    let client = spawn_mcp(
+        &[
+            "--resolve", &resolve, "--connect-to", &connect, "--ca-file", &pem_path,
+            "--max-chars-limit", "5000", "--search-budget", "1",
+        ],
+        &endpoint,
     )
-    .unwrap();
-    let client = ().serve(transport).await.unwrap();
+    .await;
 
     // initialize: name and version.
     let info = client.peer_info().unwrap().server_info.clone().unwrap();
@@ -221,22 +238,9 @@ fn a_real_client_lists_and_calls_both_tools() {
 fn a_rate_limited_search_carries_its_wait_in_meta() {
     let gateway = Gateway::answering("429 Too Many Requests", "Retry-After: 42\r\n", "slow down");
     let endpoint = format!("http://127.0.0.1:{}/search", gateway.port);
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = client_runtime();
     rt.block_on(async move {
-        let transport = TokioChildProcess::new(
-            tokio::process::Command::new(env!("CARGO_BIN_EXE_webgate")).configure(|cmd| {
-                cmd.arg("mcp")
-                    .env("WEBGATE_SEARCH_PROVIDER", "gateway")
-                    .env("WEBGATE_SEARCH_ENDPOINT", &endpoint)
-                    .env_remove("WEBGATE_SEARCH_KEY");
-            }),
-        )
-        .unwrap();
-        let client = ().serve(transport).await.unwrap();
+        let client = spawn_mcp(&[], &endpoint).await;
         let r = call(&client, "web_search", json!({"query": "rust"})).await;
         assert_eq!(r.is_error, Some(true));
         assert_eq!(text(&r), "web_search: backend returned 429: slow down");
