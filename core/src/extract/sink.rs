@@ -201,14 +201,17 @@ impl FlatSink {
         let n = nodes.len();
         let mut new_id = vec![usize::MAX; n];
         let mut next = 0;
-        let mut stack = vec![0usize];
-        while let Some(id) = stack.pop() {
+        let mut stack = vec![(0usize, 0usize)];
+        while let Some((id, depth)) = stack.pop() {
             if new_id[id] != usize::MAX {
                 continue; // a node listed twice (cannot happen; be safe)
             }
             new_id[id] = next;
             next += 1;
-            stack.extend(nodes[id].children.iter().rev());
+            if depth == MAX_DEPTH {
+                flatten_below(&mut nodes, id);
+            }
+            stack.extend(nodes[id].children.iter().rev().map(|&c| (c, depth + 1)));
         }
         let reachable = next;
         for slot in new_id.iter_mut() {
@@ -241,6 +244,38 @@ impl FlatSink {
         nodes.truncate(reachable);
         nodes
     }
+}
+
+/// Unwraps every element below `top`, a node at the deepest level the
+/// tree keeps: its leaves (text, childless elements) become `top`'s
+/// children, in document order, and the elements between are left
+/// unreachable. The start-tag filter keeps most pages within the cap, but
+/// the adoption agency moves whole subtrees under deeper parents (a fuzzer
+/// found misnested formatting tags reaching depth 649); this pass makes
+/// the cap hold for every tree the walks see, the way a dropped start tag
+/// does: the text stays, one level up.
+fn flatten_below(nodes: &mut [Node], top: Id) {
+    if nodes[top]
+        .children
+        .iter()
+        .all(|&c| nodes[c].children.is_empty())
+    {
+        return;
+    }
+    let mut leaves = Vec::new();
+    let mut stack: Vec<Id> = std::mem::take(&mut nodes[top].children);
+    stack.reverse();
+    while let Some(id) = stack.pop() {
+        let kids = std::mem::take(&mut nodes[id].children);
+        if kids.is_empty() {
+            nodes[id].parent = Some(top);
+            leaves.push(id);
+        } else {
+            nodes[id].parent = None;
+            stack.extend(kids.iter().rev());
+        }
+    }
+    nodes[top].children = leaves;
 }
 
 fn ns_html() -> Namespace {
@@ -463,4 +498,53 @@ pub fn parse(html: &str) -> Vec<Node> {
     while !matches!(tokenizer.feed(&input), html5ever::TokenizerResult::Done) {}
     tokenizer.end();
     tokenizer.sink.builder.sink.into_document_order()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn element(name: &str) -> Node {
+        Node::new(Kind::Element(LocalName::from(name)), Vec::new())
+    }
+
+    fn text(t: &str) -> Node {
+        Node::new(Kind::Text(StrTendril::from_slice(t)), Vec::new())
+    }
+
+    /// Links `children` under `parent`, in order.
+    fn link(nodes: &mut [Node], parent: Id, children: &[Id]) {
+        for &c in children {
+            nodes[c].parent = Some(parent);
+        }
+        nodes[parent].children = children.to_vec();
+    }
+
+    #[test]
+    fn flattening_keeps_every_leaf_in_order_one_level_below() {
+        // 0 top: [1 "a", 2 b: [3 i: [4 "b", 5 br], 6 "c"], 7 "d"]
+        let mut nodes = vec![
+            element("div"),
+            text("a"),
+            element("b"),
+            element("i"),
+            text("b"),
+            element("br"),
+            text("c"),
+            text("d"),
+        ];
+        link(&mut nodes, 0, &[1, 2, 7]);
+        link(&mut nodes, 2, &[3, 6]);
+        link(&mut nodes, 3, &[4, 5]);
+        flatten_below(&mut nodes, 0);
+        assert_eq!(nodes[0].children, [1, 4, 5, 6, 7]);
+        for &leaf in &nodes[0].children {
+            assert_eq!(nodes[leaf].parent, Some(0));
+        }
+        // The unwrapped elements hang nowhere (dropped as unreachable).
+        for gone in [2, 3] {
+            assert_eq!(nodes[gone].parent, None);
+            assert!(nodes[gone].children.is_empty());
+        }
+    }
 }
