@@ -258,6 +258,17 @@ fn searxng_403_explains_the_json_format() {
         err.trim_end(),
         "Backend: web_search: backend returned 403: the SearXNG instance refused format=json; allow it by adding json to search.formats in its settings.yml"
     );
+    // The explanation replaces the body, not the provider's wait.
+    let mut stub = Stub::start("403 Forbidden", "Retry-After: 5\r\n", "Forbidden");
+    let (code, out, _) = search(
+        "searxng",
+        &format!("http://127.0.0.1:{}", stub.port),
+        None,
+        &["q", "--json"],
+    );
+    stub.request();
+    assert_eq!(code, 2);
+    assert!(out.trim_end().ends_with(r#","retry_after_s":5}"#), "{out}");
 }
 
 #[test]
