@@ -97,6 +97,12 @@ pub fn tree_depth(html: &str) -> usize {
     crate::extract::tree_depth(html)
 }
 
+/// What parsing `html` spent against its budgets: (nodes made, work
+/// units, the node budget, the work budget, whether a budget ran out).
+pub fn parse_spent(html: &str) -> (usize, u64, usize, u64, bool) {
+    crate::extract::parse_spent(html)
+}
+
 /// Parses `html` into extraction's flat view and nothing more (for the
 /// benchmark's breakdown of where extraction time goes). Returns the
 /// number of nodes.

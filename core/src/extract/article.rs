@@ -346,7 +346,7 @@ fn is_paragraph(doc: &Doc, id: Id) -> bool {
     match n.tag() {
         Some("p" | "pre" | "td" | "blockquote" | "li" | "dd") => true,
         // A div holding only inline content is a paragraph in disguise.
-        Some("div" | "section") => n.children.iter().all(|&c| match &doc.nodes[c].kind {
+        Some("div" | "section") => doc.children(id).all(|c| match &doc.nodes[c].kind {
             Kind::Element(t) => !is_block(t),
             _ => true,
         }),
@@ -425,7 +425,7 @@ fn score_candidates(doc: &Doc, shut: &mut Shut) -> (Vec<f64>, Vec<bool>) {
                     tag_base(doc.nodes[a].tag().unwrap_or("")) + f64::from(class_weight(doc, a));
             }
             score[a] += s / [1.0, 2.0, 3.0][level];
-            anc = doc.nodes[a].parent;
+            anc = doc.parent(a);
         }
     };
     let para_score =
@@ -436,7 +436,7 @@ fn score_candidates(doc: &Doc, shut: &mut Shut) -> (Vec<f64>, Vec<bool>) {
         }
         if is_paragraph(doc, id) {
             add(
-                node.parent,
+                doc.parent(id),
                 para_score(node.text_len, node.commas),
                 &mut score,
                 &mut is_candidate,
@@ -453,7 +453,7 @@ fn score_candidates(doc: &Doc, shut: &mut Shut) -> (Vec<f64>, Vec<bool>) {
         let (mut loose, mut commas) = (0, 0);
         let mut breaks = 0;
         let mut segments = Vec::new();
-        for &c in &node.children {
+        for c in doc.children(id) {
             let k = &doc.nodes[c];
             if k.junk {
                 continue;
@@ -548,7 +548,7 @@ impl Shut {
                 }
                 _ => {
                     self.chain.push(c);
-                    cur = doc.nodes[c].parent;
+                    cur = doc.parent(c);
                 }
             }
         }
@@ -568,7 +568,7 @@ impl Shut {
             Some(t) => {
                 matches!(t, "nav" | "aside" | "footer")
                     || is_unlikely(doc, id)
-                    || is_nested_article(doc, id)
+                    || doc.is_nested_article(id)
             }
         }
     }
@@ -595,7 +595,7 @@ pub fn select(doc: &Doc) -> Vec<Id> {
                 && !node.class_flags().has(ClassFlags::ASIDE))
         {
             holds_article[id] = true;
-            if let Some(p) = node.parent {
+            if let Some(p) = doc.parent(id) {
                 holds_article[p] = true;
             }
         }
@@ -617,7 +617,7 @@ pub fn select(doc: &Doc) -> Vec<Id> {
     };
     // A candidate that holds only part of the article (one of several
     // equal sections) gives way to a parent that holds most of the text.
-    while let Some(p) = doc.nodes[top].parent {
+    while let Some(p) = doc.parent(top) {
         let pn = &doc.nodes[p];
         if pn.tag().is_none() || pn.tag() == Some("body") || pn.junk {
             break;
@@ -633,15 +633,14 @@ pub fn select(doc: &Doc) -> Vec<Id> {
     // A wrapper that holds nothing but the candidate stands for it, so
     // that the candidate's real siblings (further sections of the same
     // article) are looked at below.
-    while let Some(p) = doc.nodes[top].parent {
+    while let Some(p) = doc.parent(top) {
         let pn = &doc.nodes[p];
         if pn.tag().is_none() || matches!(pn.tag(), Some("body" | "html")) || pn.junk {
             break;
         }
-        let texty = pn
-            .children
-            .iter()
-            .filter(|&&c| !doc.nodes[c].junk && doc.nodes[c].text_len > 0)
+        let texty = doc
+            .children(p)
+            .filter(|&c| !doc.nodes[c].junk && doc.nodes[c].text_len > 0)
             .count();
         if texty != 1 {
             break;
@@ -650,11 +649,11 @@ pub fn select(doc: &Doc) -> Vec<Id> {
     }
     let top_score = best;
     let threshold = (top_score * 0.2).max(10.0);
-    let Some(parent) = doc.nodes[top].parent else {
+    let Some(parent) = doc.parent(top) else {
         return vec![top];
     };
     let mut out = Vec::new();
-    for &sib in &doc.nodes[parent].children {
+    for sib in doc.children(parent) {
         let s = &doc.nodes[sib];
         if sib == top {
             out.push(sib);
@@ -677,28 +676,6 @@ pub fn select(doc: &Doc) -> Vec<Id> {
     out
 }
 
-/// One of several `<article>`s side by side inside another article: the
-/// HTML standard's reading of nested articles is "related to the outer
-/// one" (its comments, or teasers for other posts), not part of it.
-fn is_nested_article(doc: &Doc, id: Id) -> bool {
-    let node = &doc.nodes[id];
-    if node.tag() != Some("article") {
-        return false;
-    }
-    let Some(parent) = node.parent else {
-        return false;
-    };
-    let siblings = doc.nodes[parent]
-        .children
-        .iter()
-        .filter(|&&c| doc.nodes[c].tag() == Some("article") && !doc.nodes[c].junk)
-        .count();
-    if siblings < 2 {
-        return false;
-    }
-    in_element(doc, id, "article")
-}
-
 /// Two elements with the same non-empty class (or id): readability's
 /// bonus for a sibling styled like the article.
 fn same_class(a: &Node, b: &Node) -> bool {
@@ -713,53 +690,44 @@ fn is_blank(doc: &Doc, id: Id) -> bool {
     matches!(&doc.nodes[id].kind, Kind::Text(t) if t.trim().is_empty())
 }
 
-/// Text with whitespace collapsed and case folded, for comparisons.
-fn folded(doc: &Doc, id: Id) -> String {
-    let mut out = String::new();
-    let mut stack = vec![id];
-    while let Some(i) = stack.pop() {
-        let n = &doc.nodes[i];
-        if n.junk {
-            continue;
-        }
-        if let Kind::Text(t) = &n.kind {
-            out.push_str(t);
-            out.push(' ');
-        }
-        stack.extend(n.children.iter().rev());
-    }
-    out.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
+/// The page title, folded once for every heading compared with it.
+pub struct Title {
+    folded: String,
+    words: std::collections::HashSet<String>,
 }
 
-/// Whether a heading repeats the page title (both folded): readability's
-/// test, most of the heading's text is made of title words. Headings
-/// reword titles ("Skyrim (skyrim) run speed" for "Skyrim run speed"), so
-/// containment alone misses them.
-fn repeats_title(heading: &str, title: &str) -> bool {
-    if title.contains(heading) || heading.contains(title) {
-        return true;
+fn words(s: &str) -> impl Iterator<Item = &str> {
+    s.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+}
+
+impl Title {
+    fn new(title: &str) -> Title {
+        let folded = title.to_lowercase();
+        let words = words(&folded).map(str::to_string).collect();
+        Title { folded, words }
     }
-    let words = |s: &str| -> Vec<String> {
-        s.split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(str::to_string)
-            .collect()
-    };
-    let title_words = words(title);
-    let heading_words = words(heading);
-    let total: usize = heading_words.iter().map(|w| w.len()).sum();
-    if total == 0 {
-        return false;
+
+    /// Whether a heading repeats the title (both folded): readability's
+    /// test, most of the heading's text is made of title words. Headings
+    /// reword titles ("Skyrim (skyrim) run speed" for "Skyrim run
+    /// speed"), so containment alone misses them.
+    fn repeated_by(&self, heading: &str) -> bool {
+        if self.folded.is_empty() {
+            return false;
+        }
+        if self.folded.contains(heading) || heading.contains(&self.folded) {
+            return true;
+        }
+        let (mut total, mut unmatched) = (0, 0);
+        for w in words(heading) {
+            total += w.len();
+            if !self.words.contains(w) {
+                unmatched += w.len();
+            }
+        }
+        total > 0 && (unmatched as f64) / (total as f64) < 0.25
     }
-    let unmatched: usize = heading_words
-        .iter()
-        .filter(|w| !title_words.contains(w))
-        .map(|w| w.len())
-        .sum();
-    (unmatched as f64) / (total as f64) < 0.25
 }
 
 /// The label an ad slot carries when its ad did not load.
@@ -790,7 +758,8 @@ const META_LINE: usize = 100;
 /// marking it as the author or a date, or a line that is a date with a
 /// few words around it ("Updated on: November 19, 2019 / 10:07 AM / CBS
 /// News"), or a byline ("By Reuters").
-fn is_metadata(doc: &Doc, id: Id, tag: &str) -> bool {
+fn is_metadata(pr: &Pruner, id: Id, tag: &str) -> bool {
+    let doc = pr.doc;
     let n = &doc.nodes[id];
     if let Some(prop) = n.attr("itemprop") {
         let prop = prop.to_ascii_lowercase();
@@ -822,7 +791,9 @@ fn is_metadata(doc: &Doc, id: Id, tag: &str) -> bool {
     ) {
         return false;
     }
-    let text = folded(doc, id);
+    let Some(text) = pr.folded(id) else {
+        return false;
+    };
     if text.is_empty() {
         return false;
     }
@@ -841,34 +812,7 @@ fn is_metadata(doc: &Doc, id: Id, tag: &str) -> bool {
     let (dates, rest) = date_words(&text);
     // A quoted post's attribution ("— Name (@handle) October 9, 2018")
     // belongs to the quote.
-    dates > 0 && rest <= 6 && !in_element(doc, id, "blockquote")
-}
-
-/// Whether a subtree holds a heading (bounded: short elements only).
-fn holds_heading(doc: &Doc, id: Id) -> bool {
-    let mut stack = vec![id];
-    while let Some(i) = stack.pop() {
-        if matches!(
-            doc.nodes[i].tag(),
-            Some("h1" | "h2" | "h3" | "h4" | "h5" | "h6")
-        ) {
-            return true;
-        }
-        stack.extend(doc.nodes[i].children.iter().copied());
-    }
-    false
-}
-
-/// Whether some ancestor of `id` is a `tag` element.
-fn in_element(doc: &Doc, id: Id, tag: &str) -> bool {
-    let mut anc = doc.nodes[id].parent;
-    while let Some(a) = anc {
-        if doc.nodes[a].tag() == Some(tag) {
-            return true;
-        }
-        anc = doc.nodes[a].parent;
-    }
-    false
+    dates > 0 && rest <= 6 && !doc.in_blockquote(id)
 }
 
 /// A numeric date: day, month and year in some order with one
@@ -973,102 +917,171 @@ fn date_words(text: &str) -> (usize, usize) {
     (dates, rest)
 }
 
-/// Inside the article: whether a subtree is boilerplate to drop (share
-/// bars, link lists, related-story boxes, comment sections, captions, and
-/// a heading that only repeats the page title, as readability drops it).
-pub fn is_boilerplate(doc: &Doc, id: Id) -> bool {
-    is_dropped(doc, id) || is_label_of_dropped(doc, id)
+/// The pruning rules inside what was chosen, with what they need to
+/// know about the page worked out once: the folded title, and a budget
+/// for the rules that read a short element's text (each reads at most a
+/// few nodes per character, and all of them together at most a few per
+/// node of the page, so nested short elements cannot make it quadratic).
+pub struct Pruner<'a> {
+    doc: &'a Doc,
+    title: Title,
+    fold_budget: std::cell::Cell<usize>,
 }
 
-/// A short label that only introduces what follows ("You may also
-/// like…", "Related:"), when what follows is dropped.
-fn is_label_of_dropped(doc: &Doc, id: Id) -> bool {
-    let n = &doc.nodes[id];
-    if n.text_len == 0 || n.text_len >= 40 || n.link_len > 0 {
-        return false;
+impl<'a> Pruner<'a> {
+    /// The rules for `doc`.
+    pub fn new(doc: &'a Doc) -> Pruner<'a> {
+        Pruner {
+            doc,
+            title: Title::new(&doc.title),
+            fold_budget: std::cell::Cell::new(4 * doc.nodes.len() + 4096),
+        }
     }
-    if !matches!(
-        n.tag(),
-        Some("p" | "div" | "span" | "strong" | "h2" | "h3" | "h4" | "h5" | "h6")
-    ) {
-        return false;
-    }
-    let text = folded(doc, id);
-    if !(text.ends_with(':') || text.ends_with("...") || text.ends_with('…')) {
-        return false;
-    }
-    let Some(parent) = n.parent else { return false };
-    let siblings = &doc.nodes[parent].children;
-    let next = siblings
-        .iter()
-        .skip_while(|&&c| c != id)
-        .skip(1)
-        .find(|&&c| !doc.nodes[c].junk && doc.nodes[c].text_len > 0);
-    next.is_some_and(|&c| doc.nodes[c].tag().is_some() && is_dropped(doc, c))
-}
 
-/// The rules of [`is_boilerplate`] that look at the element alone.
-fn is_dropped(doc: &Doc, id: Id) -> bool {
-    let n = &doc.nodes[id];
-    let Some(tag) = n.tag() else { return false };
-    if matches!(tag, "nav" | "aside" | "footer" | "figcaption")
-        || is_unlikely(doc, id)
-        || is_nested_article(doc, id)
-    {
-        return true;
+    /// Whether a subtree is boilerplate to drop (share bars, link lists,
+    /// related-story boxes, comment sections, captions, and a heading
+    /// that only repeats the page title, as readability drops it).
+    pub fn drops(&self, id: Id) -> bool {
+        self.is_dropped(id) || self.is_label_of_dropped(id)
     }
-    if matches!(tag, "h1" | "h2") && !doc.title.is_empty() && n.text_len < 300 {
-        let h = folded(doc, id);
-        if !h.is_empty() && repeats_title(&h, &doc.title.to_lowercase()) {
-            return true;
+
+    /// The text of a short element, whitespace collapsed and case folded;
+    /// `None` when reading it would take more than a few nodes per
+    /// character, or the page's budget for such reads is spent.
+    fn folded(&self, id: Id) -> Option<String> {
+        let doc = self.doc;
+        let (end, n) = (doc.end(id), &doc.nodes[id]);
+        let limit = (4 * n.text_len + 32).min(self.fold_budget.get());
+        if end - id > limit {
+            self.fold_budget
+                .set(self.fold_budget.get().saturating_sub(limit));
+            return None;
         }
-    }
-    if n.text_len <= META_LINE && is_metadata(doc, id, tag) {
-        return true;
-    }
-    if n.text_len <= 20 && is_ad_label(&folded(doc, id)) {
-        return true;
-    }
-    // A paragraph that is one link and little else ("Related: <a>…</a>",
-    // a teaser's headline) points away from the article; not a source
-    // named in a few words ("[ The Verge ]") or a URL written out.
-    if tag == "p" && (25..150).contains(&n.text_len) && n.link_density() >= 0.7 {
-        let text = folded(doc, id);
-        if !(text.contains("http://") || text.contains("https://") || text.contains("www.")) {
-            return true;
-        }
-    }
-    let weight = class_weight(doc, id);
-    let ld = n.link_density();
-    match tag {
-        "div" | "section" | "ul" | "ol" | "header" | "table" | "figure" | "span" | "p" | "time"
-        | "address" => {
-            if weight < 0 && (ld > 0.2 || n.text_len < 400) {
-                return true;
+        self.fold_budget.set(self.fold_budget.get() - (end - id));
+        let mut out = String::new();
+        let mut i = id;
+        while i < end {
+            let k = &doc.nodes[i];
+            if k.junk {
+                i = doc.end(i);
+                continue;
             }
-            // A short element named as metadata ("post-meta",
-            // "content__meta-timestamp") is dropped even when a content
-            // word in the same name cancels the weight. Only metadata
-            // names: "boxout__header" heads a box of the article.
-            if n.text_len < 150
-                && (n.class_flags().has(ClassFlags::META)
-                    || (n.class_flags().has(ClassFlags::NEGATIVE_BUT_HEADER)
-                        && !holds_heading(doc, id)))
-            {
-                return true;
-            }
-            if matches!(tag, "div" | "section" | "ul" | "ol" | "header") {
-                // Lists of links with little prose of their own.
-                if ld > 0.5 && n.text_len < 1000 {
-                    return true;
-                }
-                if tag == "header" && n.text_len < 200 && ld > 0.3 {
-                    return true;
+            if let Kind::Text(t) = &k.kind {
+                for w in t.split_whitespace() {
+                    if !out.is_empty() {
+                        out.push(' ');
+                    }
+                    out.push_str(w);
                 }
             }
-            false
+            i += 1;
         }
-        _ => false,
+        Some(out.to_lowercase())
+    }
+
+    /// A short label that only introduces what follows ("You may also
+    /// like…", "Related:"), when what follows is dropped.
+    fn is_label_of_dropped(&self, id: Id) -> bool {
+        let doc = self.doc;
+        let n = &doc.nodes[id];
+        if n.text_len == 0 || n.text_len >= 40 || n.link_len > 0 {
+            return false;
+        }
+        if !matches!(
+            n.tag(),
+            Some("p" | "div" | "span" | "strong" | "h2" | "h3" | "h4" | "h5" | "h6")
+        ) {
+            return false;
+        }
+        let Some(text) = self.folded(id) else {
+            return false;
+        };
+        if !(text.ends_with(':') || text.ends_with("...") || text.ends_with('…')) {
+            return false;
+        }
+        let Some(parent) = doc.parent(id) else {
+            return false;
+        };
+        // The next sibling with text. Labels are short and their scans
+        // stop at the next sibling with text, so scans never overlap.
+        let (mut c, end) = (doc.end(id), doc.end(parent));
+        while c < end {
+            let k = &doc.nodes[c];
+            if !k.junk && k.text_len > 0 {
+                return k.tag().is_some() && self.is_dropped(c);
+            }
+            c = doc.end(c);
+        }
+        false
+    }
+
+    /// The rules of [`Pruner::drops`] that look at the element alone.
+    fn is_dropped(&self, id: Id) -> bool {
+        let doc = self.doc;
+        let n = &doc.nodes[id];
+        let Some(tag) = n.tag() else { return false };
+        if matches!(tag, "nav" | "aside" | "footer" | "figcaption")
+            || is_unlikely(doc, id)
+            || doc.is_nested_article(id)
+        {
+            return true;
+        }
+        if matches!(tag, "h1" | "h2") && n.text_len < 300 {
+            if let Some(h) = self.folded(id) {
+                if !h.is_empty() && self.title.repeated_by(&h) {
+                    return true;
+                }
+            }
+        }
+        if n.text_len <= META_LINE && is_metadata(self, id, tag) {
+            return true;
+        }
+        if n.text_len <= 20 && self.folded(id).is_some_and(|t| is_ad_label(&t)) {
+            return true;
+        }
+        // A paragraph that is one link and little else ("Related: <a>…</a>",
+        // a teaser's headline) points away from the article; not a source
+        // named in a few words ("[ The Verge ]") or a URL written out.
+        if tag == "p" && (25..150).contains(&n.text_len) && n.link_density() >= 0.7 {
+            if let Some(text) = self.folded(id) {
+                if !(text.contains("http://") || text.contains("https://") || text.contains("www."))
+                {
+                    return true;
+                }
+            }
+        }
+        let weight = class_weight(doc, id);
+        let ld = n.link_density();
+        match tag {
+            "div" | "section" | "ul" | "ol" | "header" | "table" | "figure" | "span" | "p"
+            | "time" | "address" => {
+                if weight < 0 && (ld > 0.2 || n.text_len < 400) {
+                    return true;
+                }
+                // A short element named as metadata ("post-meta",
+                // "content__meta-timestamp") is dropped even when a content
+                // word in the same name cancels the weight. Only metadata
+                // names: "boxout__header" heads a box of the article.
+                if n.text_len < 150
+                    && (n.class_flags().has(ClassFlags::META)
+                        || (n.class_flags().has(ClassFlags::NEGATIVE_BUT_HEADER)
+                            && !doc.holds_heading(id)))
+                {
+                    return true;
+                }
+                if matches!(tag, "div" | "section" | "ul" | "ol" | "header") {
+                    // Lists of links with little prose of their own.
+                    if ld > 0.5 && n.text_len < 1000 {
+                        return true;
+                    }
+                    if tag == "header" && n.text_len < 200 && ld > 0.3 {
+                        return true;
+                    }
+                }
+                false
+            }
+            _ => false,
+        }
     }
 }
 

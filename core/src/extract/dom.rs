@@ -13,10 +13,14 @@ use super::sink;
 /// Node index in document order; 0 is the document.
 pub type Id = usize;
 
+/// No node (a parent or link that is absent), in the compact `u32` form
+/// the tree stores.
+pub const NONE: u32 = u32::MAX;
+
 /// What a node is.
 #[derive(Debug)]
 pub enum Kind {
-    /// The document or an ignorable node (comment, doctype, …).
+    /// The document or an ignorable node.
     Other,
     /// An element, by local name.
     Element(LocalName),
@@ -24,17 +28,21 @@ pub enum Kind {
     Text(StrTendril),
 }
 
-/// One node of the flat view.
+/// One node of the flat view. In document order a subtree is one run of
+/// ids: `id + 1 .. end` are the descendants of `id`.
 #[derive(Debug)]
 pub struct Node {
     pub kind: Kind,
-    pub parent: Option<Id>,
-    pub children: Vec<Id>,
+    /// Attributes by local name, values as parsed (only those extraction
+    /// reads are kept).
+    pub attrs: Box<[(LocalName, StrTendril)]>,
+    /// The parent, or [`NONE`] for the document.
+    pub(super) parent: u32,
+    /// One past the last node of the subtree.
+    pub(super) end: u32,
     /// What the `class` and `id` say, read on first use (see
     /// `article::ClassFlags`): most elements are never asked.
     flags: Cell<Option<ClassFlags>>,
-    /// Attributes by local name, values as parsed.
-    pub attrs: Vec<(LocalName, StrTendril)>,
     /// Dropped with everything below it (script, hidden, …).
     pub junk: bool,
     /// Characters of visible text below (whitespace runs count once).
@@ -47,13 +55,13 @@ pub struct Node {
 
 impl Node {
     /// A node not yet in the tree.
-    pub fn new(kind: Kind, attrs: Vec<(LocalName, StrTendril)>) -> Node {
+    pub fn new(kind: Kind, attrs: Box<[(LocalName, StrTendril)]>) -> Node {
         Node {
             kind,
-            parent: None,
-            children: Vec::new(),
-            flags: Cell::new(None),
             attrs,
+            parent: NONE,
+            end: 0,
+            flags: Cell::new(None),
             junk: false,
             text_len: 0,
             link_len: 0,
@@ -128,9 +136,18 @@ impl Node {
 pub struct Doc {
     pub nodes: Vec<Node>,
     body: Id,
-    /// The `<title>` text, whitespace collapsed.
+    /// Per node, what its ancestors and descendants are (see `marks`).
+    marks: Vec<u8>,
+    /// The length of the page, bytes (output budgets are relative to it).
+    pub source_len: usize,
+    /// The `<title>` text, whitespace collapsed, at most [`TITLE_CHARS`]
+    /// characters.
     pub title: String,
 }
+
+/// The longest title kept (characters): a real title is a line; a
+/// megabyte of title is an attack on every rule that compares with it.
+pub const TITLE_CHARS: usize = 1000;
 
 /// Elements whose content never reaches the text.
 fn is_junk_tag(t: &LocalName) -> bool {
@@ -224,16 +241,41 @@ fn text_stats(s: &str) -> (usize, usize) {
     (n, commas)
 }
 
+/// The children of a node, in order (see [`Doc::children`]).
+pub struct Children<'a> {
+    nodes: &'a [Node],
+    next: usize,
+    end: usize,
+}
+
+impl Iterator for Children<'_> {
+    type Item = Id;
+
+    fn next(&mut self) -> Option<Id> {
+        if self.next >= self.end {
+            return None;
+        }
+        let id = self.next;
+        self.next = self.nodes[id].end as usize;
+        Some(id)
+    }
+}
+
 impl Doc {
     /// Parses `html` (html5ever never fails: any input is a document).
     pub fn parse(html: &str) -> Doc {
-        let mut nodes = sink::parse(html);
+        Doc::from_nodes(sink::parse(html), html.len())
+    }
+
+    /// The flat view of nodes the sink made, in document order.
+    pub fn from_nodes(mut nodes: Vec<Node>, source_len: usize) -> Doc {
         let mut body = None;
         let mut title = String::new();
         // Document order: parents come before children, so one forward
         // pass inherits junk and finds the body and the title.
         for id in 0..nodes.len() {
-            let inherited = nodes[id].parent.is_some_and(|p| nodes[p].junk);
+            let parent = nodes[id].parent;
+            let inherited = parent != NONE && nodes[parent as usize].junk;
             let n = &nodes[id];
             let own = match &n.kind {
                 Kind::Element(name) => is_junk_tag(name) || is_hidden(&n.attrs),
@@ -243,130 +285,192 @@ impl Doc {
                 body = Some(id);
             }
             if title.is_empty() && n.tag() == Some("title") {
-                let mut t = String::new();
-                for &k in &n.children {
-                    if let Kind::Text(s) = &nodes[k].kind {
-                        t.push_str(s);
-                    }
-                }
-                title = t.split_whitespace().collect::<Vec<_>>().join(" ");
+                title = title_text(&nodes, id);
             }
             nodes[id].junk = inherited || own;
         }
-        // Children were pushed in reverse and popped in order, so ids are
-        // in document order and every child id is greater than its parent's:
-        // one backwards pass sums the statistics bottom-up.
         sum_stats(&mut nodes);
         // A form is a search box, a login, a newsletter signup: dropped.
         // Unless it holds the page (ASP.NET wraps whole pages in one form),
         // which its share of the page's text shows (four fifths or more),
         // or its amount of text outside links (a page's menus can make most
         // of a wrapper's text link text; a signup form has no thousand
-        // characters of prose).
+        // characters of prose). Forms do not nest (the parser sees to it),
+        // so every decision reads the first sums; one more pass sums again.
         let page_text = body.map_or(0, |b| nodes[b].text_len);
-        let mut id = 0;
-        while id < nodes.len() {
-            let n = &nodes[id];
-            if !(n.tag() == Some("form")
-                && !n.junk
-                && n.text_len * 5 < page_text * 4
-                && n.text_len.saturating_sub(n.link_len) < FORM_KEEP_TEXT)
-            {
-                id += 1;
+        let mut dropped_any = false;
+        for id in 0..nodes.len() {
+            let parent = nodes[id].parent;
+            if parent != NONE && nodes[parent as usize].junk {
+                nodes[id].junk = true;
                 continue;
             }
-            id = drop_subtree(&mut nodes, id);
+            let n = &nodes[id];
+            if n.tag() == Some("form")
+                && !n.junk
+                && n.text_len * 5 < page_text * 4
+                && n.text_len.saturating_sub(n.link_len) < FORM_KEEP_TEXT
+            {
+                nodes[id].junk = true;
+                dropped_any = true;
+            }
+        }
+        if dropped_any {
+            sum_stats(&mut nodes);
         }
         Doc {
             body: body.unwrap_or(0),
+            marks: marks(&nodes),
             nodes,
             title,
+            source_len,
         }
+    }
+
+    /// Whether an ancestor of `id` is a `<blockquote>`.
+    pub fn in_blockquote(&self, id: Id) -> bool {
+        self.marks[id] & IN_BLOCKQUOTE != 0
+    }
+
+    /// Whether `id` is a heading or holds one.
+    pub fn holds_heading(&self, id: Id) -> bool {
+        self.marks[id] & HOLDS_HEADING != 0
+    }
+
+    /// Whether `id` is one of several `<article>`s side by side inside
+    /// another article: the HTML standard's reading of nested articles is
+    /// "related to the outer one" (its comments, or teasers for other
+    /// posts), not part of it.
+    pub fn is_nested_article(&self, id: Id) -> bool {
+        self.marks[id] & NESTED_ARTICLE != 0
     }
 
     /// The `<body>` (html5ever always makes one), or the document.
     pub fn body(&self) -> Id {
         self.body
     }
+
+    /// The parent of `id` (`None` for the document).
+    pub fn parent(&self, id: Id) -> Option<Id> {
+        match self.nodes[id].parent {
+            NONE => None,
+            p => Some(p as usize),
+        }
+    }
+
+    /// One past the last node of `id`'s subtree.
+    pub fn end(&self, id: Id) -> Id {
+        self.nodes[id].end as usize
+    }
+
+    /// The children of `id`, in order.
+    pub fn children(&self, id: Id) -> Children<'_> {
+        Children {
+            nodes: &self.nodes,
+            next: id + 1,
+            end: self.end(id),
+        }
+    }
+}
+
+/// The text of a `<title>`, whitespace collapsed, cut at [`TITLE_CHARS`].
+fn title_text(nodes: &[Node], id: Id) -> String {
+    let mut t = String::new();
+    for node in &nodes[id + 1..nodes[id].end as usize] {
+        if let Kind::Text(s) = &node.kind {
+            t.push_str(s);
+            if t.len() > 4 * TITLE_CHARS {
+                break;
+            }
+        }
+    }
+    t.split_whitespace()
+        .flat_map(|w| std::iter::once(' ').chain(w.chars()))
+        .skip(1)
+        .take(TITLE_CHARS)
+        .collect()
+}
+
+const IN_BLOCKQUOTE: u8 = 1;
+const IN_ARTICLE: u8 = 2;
+const HOLDS_HEADING: u8 = 4;
+const NESTED_ARTICLE: u8 = 8;
+
+/// Per node, in three linear passes instead of a walk per question: what
+/// its ancestors are (forward, parents first), whether it holds a heading
+/// (backward, children first), and whether it is an article among two or
+/// more side by side inside an article.
+fn marks(nodes: &[Node]) -> Vec<u8> {
+    let mut marks = vec![0u8; nodes.len()];
+    let mut articles = vec![0u32; nodes.len()];
+    for id in 1..nodes.len() {
+        let p = nodes[id].parent as usize;
+        let (pm, ptag) = (marks[p], nodes[p].tag());
+        let mut m = pm & (IN_BLOCKQUOTE | IN_ARTICLE);
+        if ptag == Some("blockquote") {
+            m |= IN_BLOCKQUOTE;
+        }
+        if ptag == Some("article") {
+            m |= IN_ARTICLE;
+        }
+        marks[id] = m;
+        if nodes[id].tag() == Some("article") && !nodes[id].junk {
+            articles[p] += 1;
+        }
+    }
+    for id in (1..nodes.len()).rev() {
+        let n = &nodes[id];
+        if matches!(n.tag(), Some("h1" | "h2" | "h3" | "h4" | "h5" | "h6")) {
+            marks[id] |= HOLDS_HEADING;
+        }
+        if n.tag() == Some("article")
+            && marks[id] & IN_ARTICLE != 0
+            && articles[n.parent as usize] >= 2
+        {
+            marks[id] |= NESTED_ARTICLE;
+        }
+        if marks[id] & HOLDS_HEADING != 0 {
+            marks[n.parent as usize] |= HOLDS_HEADING;
+        }
+    }
+    marks
 }
 
 /// A form with this much text outside links (or more) is taken to wrap
 /// the page.
 const FORM_KEEP_TEXT: usize = 1000;
 
-/// Drops the subtree at `root` (marks it junk, clears its figures) and
-/// takes its figures off its ancestors' sums, instead of summing the whole
-/// page again. Returns the first node after the subtree: in document
-/// order a subtree is one run of ids, and a node belongs to it while its
-/// parent does.
-fn drop_subtree(nodes: &mut [Node], root: Id) -> Id {
-    let (text, links, commas) = (
-        nodes[root].text_len,
-        nodes[root].link_len,
-        nodes[root].commas,
-    );
-    let mut end = root + 1;
-    while end < nodes.len() && nodes[end].parent.is_some_and(|p| p >= root && p < end) {
-        end += 1;
+/// Text, link text and commas, summed bottom-up over the non-junk nodes:
+/// in document order every child comes after its parent, so one
+/// backwards pass adds each node's figures to its parent's.
+fn sum_stats(nodes: &mut [Node]) {
+    for n in nodes.iter_mut() {
+        let (t, c) = match (&n.kind, n.junk) {
+            (Kind::Text(t), false) => text_stats(t),
+            _ => (0, 0),
+        };
+        (n.text_len, n.link_len, n.commas) = (t, 0, c);
     }
-    for n in &mut nodes[root..end] {
-        n.junk = true;
-        (n.text_len, n.link_len, n.commas) = (0, 0, 0);
-    }
-    // Above a link every character of the subtree counted as link text.
-    let mut link_delta = links;
-    let mut anc = nodes[root].parent;
-    while let Some(a) = anc {
-        let n = &mut nodes[a];
-        // The figures are consistent sums; saturating only so that a
-        // mistake here could never panic on a page.
-        n.text_len = n.text_len.saturating_sub(text);
-        n.commas = n.commas.saturating_sub(commas);
+    for id in (1..nodes.len()).rev() {
+        let n = &mut nodes[id];
+        if n.junk {
+            (n.text_len, n.link_len, n.commas) = (0, 0, 0);
+            continue;
+        }
         if n.tag() == Some("a") {
             n.link_len = n.text_len;
-            link_delta = text;
-        } else {
-            n.link_len = n.link_len.saturating_sub(link_delta);
         }
-        anc = n.parent;
+        let (t, l, c, p) = (n.text_len, n.link_len, n.commas, n.parent);
+        if p != NONE {
+            let parent = &mut nodes[p as usize];
+            parent.text_len += t;
+            parent.link_len += l;
+            parent.commas += c;
+        }
     }
-    end
-}
-
-/// Text, link text and commas, summed bottom-up over the non-junk nodes.
-fn sum_stats(nodes: &mut [Node]) {
-    {
-        for id in (0..nodes.len()).rev() {
-            // Junk nodes keep no statistics: a sum redone after dropping
-            // forms must not see their earlier figures.
-            if nodes[id].junk {
-                let n = &mut nodes[id];
-                (n.text_len, n.link_len, n.commas) = (0, 0, 0);
-                continue;
-            }
-            let n = &nodes[id];
-            if n.junk {
-                continue;
-            }
-            let (own_text, own_commas) = match &n.kind {
-                Kind::Text(t) => text_stats(t),
-                _ => (0, 0),
-            };
-            let is_link = n.tag() == Some("a");
-            let (mut t, mut l, mut c) = (own_text, 0, own_commas);
-            for &k in &n.children {
-                let kid = &nodes[k];
-                if kid.junk {
-                    continue;
-                }
-                t += kid.text_len;
-                l += kid.link_len;
-                c += kid.commas;
-            }
-            let n = &mut nodes[id];
-            n.text_len = t;
-            n.link_len = if is_link { t } else { l };
-            n.commas = c;
+    if let Some(root) = nodes.first_mut() {
+        if root.tag() == Some("a") {
+            root.link_len = root.text_len;
         }
     }
 }

@@ -10,6 +10,7 @@
 
 mod article;
 mod dom;
+mod guard;
 mod render;
 mod sink;
 
@@ -42,8 +43,12 @@ pub struct Page {
     pub text: String,
     /// How it was made.
     pub extraction: Extraction,
-    /// The `<title>`, whitespace collapsed; `None` when absent or blank.
+    /// The `<title>`, whitespace collapsed (at most 1,000 characters);
+    /// `None` when absent or blank.
     pub title: Option<String>,
+    /// Whether the rendering stopped at its output budget (four times the
+    /// page's size): the text is what came before.
+    pub truncated: bool,
 }
 
 /// [`render_page_as`], with the page's title.
@@ -52,19 +57,23 @@ pub fn extract_page(html: &str, base: &Url, raw: bool, style: Style) -> Page {
     let title = (!doc.title.trim().is_empty()).then(|| doc.title.trim().to_string());
     if !raw {
         let roots = article::select(&doc);
-        let text = render::render(&doc, &roots, base, style, true);
-        if text.trim().len() >= MIN_ARTICLE_BYTES {
+        let pruner = article::Pruner::new(&doc);
+        let r = render::render(&doc, &roots, base, style, Some(&pruner));
+        if r.text.trim().len() >= MIN_ARTICLE_BYTES {
             return Page {
-                text,
+                text: r.text,
                 extraction: Extraction::Readability,
                 title,
+                truncated: r.truncated,
             };
         }
     }
+    let r = render::render(&doc, &[doc.body()], base, style, None);
     Page {
-        text: render::render(&doc, &[doc.body()], base, style, false),
+        text: r.text,
         extraction: Extraction::RawHtml,
         title,
+        truncated: r.truncated,
     }
 }
 
@@ -76,12 +85,26 @@ pub(crate) fn tree_depth(html: &str) -> usize {
     let doc = dom::Doc::parse(html);
     // Document order: a parent's depth is known before its children's.
     let mut depth = vec![0usize; doc.nodes.len()];
-    for (id, n) in doc.nodes.iter().enumerate() {
-        if let Some(p) = n.parent {
+    for id in 0..doc.nodes.len() {
+        if let Some(p) = doc.parent(id) {
             depth[id] = depth[p] + 1;
         }
     }
     depth.into_iter().max().unwrap_or(0)
+}
+
+/// What parsing `html` spent against its budgets: (nodes made, work
+/// units, the budgets' nodes and work, whether the rest became text).
+pub(crate) fn parse_spent(html: &str) -> (usize, u64, usize, u64, bool) {
+    let limits = sink::Limits::for_len(html.len());
+    let (_, spent) = sink::parse_with(html, limits);
+    (
+        spent.nodes,
+        spent.work,
+        limits.nodes,
+        limits.work,
+        spent.tail,
+    )
 }
 
 /// Parses into the flat view only; the node count.

@@ -1,14 +1,29 @@
 //! Rendering the chosen subtrees as markdown or plain text.
 //!
-//! An explicit stack replaces recursion: `Enter` pushes a frame for the
-//! constructs that must see their whole content before writing it (links,
-//! headings, quotes, list items, code blocks, table cells), `Exit` folds
-//! the frame into its parent. Whitespace collapses outside `pre`; blank
-//! lines never run together.
+//! The walk follows document order (a subtree is one run of ids), with
+//! an explicit stack of open elements instead of recursion. Constructs
+//! that must see their whole content before writing it (links, headings,
+//! quotes, list items, code blocks, table cells) get a frame: their text
+//! collects in it and is folded into the parent's on exit. Whitespace
+//! collapses outside `pre`; blank lines never run together.
+//!
+//! Bounded by construction (a hostile page must not multiply its size):
+//!
+//! - at most [`MAX_FRAMES`] frames are open: deeper constructs render as
+//!   plain content of the innermost one, so no byte is copied more than
+//!   that many times;
+//! - the prefix of a line (quote markers, list indentation) is at most
+//!   [`MAX_PREFIX`] bytes: deeper quotes and lists render at the deepest
+//!   level shown;
+//! - table rows are not padded to the widest row (GFM fills missing
+//!   cells); only the header row spans every column;
+//! - every byte the rendering adds (text, markup, link targets) is
+//!   counted against a budget of [`output_budget`] bytes; past it nothing
+//!   more is written and the text is marked truncated.
 
 use url::Url;
 
-use super::article::{is_block, is_boilerplate};
+use super::article::{is_block, Pruner};
 use super::dom::{Doc, Id, Kind};
 
 /// Markdown (the tool's output) or plain text (no syntax, no link targets).
@@ -18,6 +33,43 @@ pub enum Style {
     Markdown,
     /// Plain text.
     Plain,
+}
+
+/// The most frames open at once.
+pub const MAX_FRAMES: usize = 16;
+
+/// The longest line prefix (quote markers and list indentation), bytes.
+pub const MAX_PREFIX: usize = 12;
+
+/// The most bytes a rendering of a page of `input` bytes may write:
+/// four times the page, and 64 KiB for the smallest pages.
+pub fn output_budget(input: usize) -> usize {
+    input.saturating_mul(4).saturating_add(64 * 1024)
+}
+
+/// A rendered text, and whether the output budget cut it.
+pub struct Rendered {
+    pub text: String,
+    pub truncated: bool,
+}
+
+/// Counts the bytes the rendering adds; once the budget is spent, every
+/// further write is refused.
+struct Meter {
+    left: usize,
+    spent: bool,
+}
+
+impl Meter {
+    /// Takes `n` bytes from the budget; false (and spent) if they do not fit.
+    fn take(&mut self, n: usize) -> bool {
+        if self.spent || n > self.left {
+            self.spent = true;
+            return false;
+        }
+        self.left -= n;
+        true
+    }
 }
 
 /// An output buffer with pending separators.
@@ -33,27 +85,29 @@ struct Buf {
 }
 
 impl Buf {
-    fn flush_sep(&mut self) {
+    fn flush_sep(&mut self, m: &mut Meter) {
         if !self.out.is_empty() {
-            match self.brk {
-                0 => {
-                    if self.space {
-                        self.out.push(' ');
-                    }
-                }
-                1 => self.out.push('\n'),
-                _ => self.out.push_str("\n\n"),
+            let sep = match self.brk {
+                0 if self.space => " ",
+                0 => "",
+                1 => "\n",
+                _ => "\n\n",
+            };
+            if m.take(sep.len()) {
+                self.out.push_str(sep);
             }
         }
         self.brk = 0;
         self.space = false;
     }
 
-    fn text(&mut self, s: &str) {
+    fn text(&mut self, s: &str, m: &mut Meter) {
         if self.pre {
             if !s.is_empty() {
-                self.flush_sep();
-                self.out.push_str(s);
+                self.flush_sep(m);
+                if m.take(s.len()) {
+                    self.out.push_str(s);
+                }
             }
             return;
         }
@@ -64,16 +118,21 @@ impl Buf {
                     self.lead_space = true;
                 }
             } else {
-                self.flush_sep();
-                self.out.push(c);
+                self.flush_sep(m);
+                if m.take(c.len_utf8()) {
+                    self.out.push(c);
+                }
             }
         }
     }
 
-    /// Literal output (markup) that glues to what follows.
-    fn raw(&mut self, s: &str) {
-        self.flush_sep();
-        self.out.push_str(s);
+    /// Literal output (markup) that glues to what follows; `added` of its
+    /// bytes are new (the rest was counted when first written).
+    fn raw(&mut self, s: &str, added: usize, m: &mut Meter) {
+        self.flush_sep(m);
+        if m.take(added) {
+            self.out.push_str(s);
+        }
     }
 
     fn block(&mut self) {
@@ -106,241 +165,348 @@ enum FrameKind {
     Table(Vec<Vec<String>>),
 }
 
+impl FrameKind {
+    /// The bytes this frame adds to the prefix of each of its lines.
+    fn prefix(&self) -> usize {
+        match self {
+            FrameKind::Quote => 2,
+            FrameKind::Item(marker) => marker.len(),
+            _ => 0,
+        }
+    }
+}
+
 struct Frame {
     kind: FrameKind,
     buf: Buf,
 }
 
-enum Step {
-    Enter(Id),
-    Exit(Id),
+fn one_line(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for w in s.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out
 }
 
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
+/// The longest link or image target kept beyond its own `href` (a short
+/// relative link on a long page URL); longer ones render as text.
+const TARGET_GROWTH: usize = 512;
 
 fn link_target(base: &Url, href: &str) -> Option<String> {
     let u = base.join(href.trim()).ok()?;
-    matches!(u.scheme(), "http" | "https" | "mailto" | "ftp").then(|| u.to_string())
+    let ok = matches!(u.scheme(), "http" | "https" | "mailto" | "ftp")
+        && u.as_str().len() <= href.len() + TARGET_GROWTH;
+    ok.then(|| u.to_string())
 }
 
-/// Renders `roots` (in order) as one text. With `prune`, boilerplate
+/// Renders `roots` (in order) as one text. With a pruner, boilerplate
 /// inside them is dropped as well.
-pub fn render(doc: &Doc, roots: &[Id], base: &Url, style: Style, prune: bool) -> String {
-    let md = style == Style::Markdown;
-    let mut frames: Vec<Frame> = vec![Frame {
-        kind: FrameKind::Plain,
-        buf: Buf::default(),
-    }];
-    let mut list_counters: Vec<Option<u64>> = Vec::new();
-    let mut stack: Vec<Step> = roots.iter().rev().map(|&r| Step::Enter(r)).collect();
-    fn top(frames: &mut [Frame]) -> &mut Buf {
-        // OK because the root frame is never popped.
-        &mut frames.last_mut().expect("root frame").buf
+pub fn render(
+    doc: &Doc,
+    roots: &[Id],
+    base: &Url,
+    style: Style,
+    pruner: Option<&Pruner>,
+) -> Rendered {
+    let mut r = Renderer {
+        doc,
+        base,
+        md: style == Style::Markdown,
+        frames: vec![Frame {
+            kind: FrameKind::Plain,
+            buf: Buf::default(),
+        }],
+        list_counters: Vec::new(),
+        prefix: 0,
+        meter: Meter {
+            left: output_budget(doc.source_len),
+            spent: false,
+        },
+    };
+    for &root in roots {
+        r.walk(root, pruner);
     }
-    let in_pre = |frames: &Vec<Frame>| frames.iter().any(|f| matches!(f.kind, FrameKind::Pre));
+    let mut out = std::mem::take(&mut r.frames[0].buf.out);
+    // Frames left open (cannot happen: every entered element is exited)
+    // are folded in order.
+    while r.frames.len() > 1 {
+        let f = r.frames.pop().expect("frame");
+        out.push_str(&f.buf.out);
+    }
+    Rendered {
+        text: out.trim().to_string(),
+        truncated: r.meter.spent,
+    }
+}
 
-    while let Some(step) = stack.pop() {
-        match step {
-            Step::Enter(id) => {
-                let node = &doc.nodes[id];
-                if node.junk {
+struct Renderer<'a> {
+    doc: &'a Doc,
+    base: &'a Url,
+    md: bool,
+    frames: Vec<Frame>,
+    list_counters: Vec<Option<u64>>,
+    /// The prefix width of the open quote and item frames.
+    prefix: usize,
+    meter: Meter,
+}
+
+/// What entering an element left to undo on exit.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Opened {
+    Nothing,
+    Frame,
+    List,
+}
+
+impl Renderer<'_> {
+    fn top(&mut self) -> &mut Buf {
+        // OK because the root frame is never popped.
+        &mut self.frames.last_mut().expect("root frame").buf
+    }
+
+    fn in_pre(&self) -> bool {
+        self.frames.iter().any(|f| matches!(f.kind, FrameKind::Pre))
+    }
+
+    /// The subtree at `root`, in document order.
+    fn walk(&mut self, root: Id, pruner: Option<&Pruner>) {
+        let doc = self.doc;
+        let end = doc.end(root);
+        let mut open: Vec<(Id, Opened)> = Vec::new();
+        let mut id = root;
+        loop {
+            if let Some(&(top, opened)) = open.last() {
+                if id >= doc.end(top) {
+                    open.pop();
+                    self.exit(top, opened);
                     continue;
                 }
-                let tag = match &node.kind {
-                    Kind::Text(t) => {
-                        top(&mut frames).text(t);
-                        continue;
-                    }
-                    Kind::Other => {
-                        stack.extend(node.children.iter().rev().map(|&c| Step::Enter(c)));
-                        continue;
-                    }
-                    Kind::Element(t) => t.as_ref(),
-                };
-                if prune && is_boilerplate(doc, id) {
-                    continue;
-                }
-                let pre = in_pre(&frames);
-                let kind = match tag {
-                    "a" => Some(FrameKind::Link(
-                        node.attr("href").and_then(|h| link_target(base, h)),
-                    )),
-                    "strong" | "b" if !pre => Some(FrameKind::Wrap("**")),
-                    "em" | "i" if !pre => Some(FrameKind::Wrap("*")),
-                    "code" | "kbd" | "samp" | "tt" if !pre => Some(FrameKind::Wrap("`")),
-                    "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
-                        Some(FrameKind::Heading(usize::from(tag.as_bytes()[1] - b'0')))
-                    }
-                    "blockquote" => Some(FrameKind::Quote),
-                    "li" => {
-                        let marker = match list_counters.last_mut() {
-                            Some(Some(n)) => {
-                                *n += 1;
-                                format!("{}. ", *n - 1)
-                            }
-                            _ => "- ".to_string(),
-                        };
-                        Some(FrameKind::Item(marker))
-                    }
-                    "pre" => Some(FrameKind::Pre),
-                    "td" | "th" => Some(FrameKind::Cell),
-                    "table" => Some(FrameKind::Table(Vec::new())),
-                    _ => None,
-                };
-                match tag {
-                    "br" => {
-                        if pre {
-                            top(&mut frames).text("\n");
-                        } else {
-                            top(&mut frames).br();
-                        }
-                        continue;
-                    }
-                    "hr" => {
-                        let b = top(&mut frames);
-                        b.block();
-                        if md {
-                            b.raw("---");
-                            b.block();
-                        }
-                        continue;
-                    }
-                    "img" => {
-                        let alt = node.attr("alt").map(one_line).unwrap_or_default();
-                        if md && !alt.is_empty() {
-                            if let Some(src) = node.attr("src").and_then(|s| link_target(base, s)) {
-                                let alt = alt.replace(['[', ']'], "");
-                                top(&mut frames).raw(&format!("![{alt}]({src})"));
-                            }
-                        }
-                        continue;
-                    }
-                    "ul" | "ol" | "menu" => {
-                        let start = node
-                            .attr("start")
-                            .and_then(|s| s.trim().parse::<u64>().ok())
-                            .unwrap_or(1);
-                        list_counters.push((tag == "ol").then_some(start));
-                        list_break(&mut frames);
-                    }
-                    // An item's separators are the item frame's own.
-                    "li" => {}
-                    "tr" => {
-                        if let Some(FrameKind::Table(rows)) = frames
-                            .iter_mut()
-                            .rev()
-                            .find(|f| matches!(f.kind, FrameKind::Table(_)))
-                            .map(|f| &mut f.kind)
-                        {
-                            rows.push(Vec::new());
-                        }
-                    }
-                    t if is_block(t) => top(&mut frames).block(),
-                    _ => {}
-                }
-                if let Some(kind) = kind {
-                    let pre_buf = matches!(kind, FrameKind::Pre) || pre;
-                    frames.push(Frame {
-                        kind,
-                        buf: Buf {
-                            pre: pre_buf,
-                            ..Buf::default()
-                        },
-                    });
-                }
-                stack.push(Step::Exit(id));
-                stack.extend(node.children.iter().rev().map(|&c| Step::Enter(c)));
             }
-            Step::Exit(id) => {
-                let tag = doc.nodes[id].tag().unwrap_or("");
-                let framed = matches!(
-                    tag,
-                    "a" | "h1"
-                        | "h2"
-                        | "h3"
-                        | "h4"
-                        | "h5"
-                        | "h6"
-                        | "blockquote"
-                        | "li"
-                        | "pre"
-                        | "td"
-                        | "th"
-                        | "table"
-                ) || (!frames.last().is_some_and(|f| f.buf.pre)
-                    && matches!(
-                        tag,
-                        "strong" | "b" | "em" | "i" | "code" | "kbd" | "samp" | "tt"
-                    ));
-                if matches!(tag, "ul" | "ol" | "menu") {
-                    list_counters.pop();
-                    list_break(&mut frames);
-                    continue;
+            if id >= end {
+                break;
+            }
+            let node = &doc.nodes[id];
+            if node.junk || pruner.is_some_and(|p| p.drops(id)) {
+                id = doc.end(id);
+                continue;
+            }
+            match &node.kind {
+                Kind::Text(t) => {
+                    let meter = &mut self.meter;
+                    // OK because the root frame is never popped.
+                    let buf = &mut self.frames.last_mut().expect("root frame").buf;
+                    buf.text(t, meter);
+                    id += 1;
                 }
-                if !framed || frames.len() < 2 {
-                    if is_block(tag) {
-                        top(&mut frames).block();
+                Kind::Other => id += 1,
+                Kind::Element(_) => match self.enter(id) {
+                    Some(opened) => {
+                        open.push((id, opened));
+                        id += 1;
                     }
-                    continue;
-                }
-                // OK because frames.len() >= 2 was checked above.
-                let f = frames.pop().expect("frame");
-                if let FrameKind::Cell = f.kind {
-                    let mut cell = one_line(&f.buf.out);
-                    if md {
-                        cell = cell.replace('|', "\\|");
-                    }
-                    let table = frames.iter_mut().rev().find_map(|fr| match &mut fr.kind {
-                        FrameKind::Table(rows) => Some(rows),
-                        _ => None,
-                    });
-                    match table {
-                        Some(rows) => match rows.last_mut() {
-                            Some(r) => r.push(cell),
-                            None => rows.push(vec![cell]),
-                        },
-                        None => {
-                            let b = top(&mut frames);
-                            b.text(&cell);
-                            b.space = true;
-                        }
-                    }
-                    continue;
-                }
-                let parent = top(&mut frames);
-                fold(f, parent, md);
+                    None => id = doc.end(id),
+                },
             }
         }
     }
-    let mut out = std::mem::take(&mut frames[0].buf.out);
-    // Frames left open (malformed nesting cannot happen with html5ever,
-    // but stay safe) are folded in order.
-    while frames.len() > 1 {
-        let f = frames.pop().expect("frame");
-        out.push_str(&f.buf.out);
+
+    /// Enters an element: `None` when it is rendered whole here (void
+    /// elements), else what to undo when its subtree ends.
+    fn enter(&mut self, id: Id) -> Option<Opened> {
+        let node = &self.doc.nodes[id];
+        let tag = node.tag().unwrap_or("");
+        let pre = self.in_pre();
+        let md = self.md;
+        match tag {
+            "br" => {
+                if pre {
+                    let m = &mut self.meter;
+                    let b = &mut self.frames.last_mut().expect("root frame").buf;
+                    b.text("\n", m);
+                } else {
+                    self.top().br();
+                }
+                return None;
+            }
+            "hr" => {
+                let m = &mut self.meter;
+                let b = &mut self.frames.last_mut().expect("root frame").buf;
+                b.block();
+                if md {
+                    b.raw("---", 3, m);
+                    b.block();
+                }
+                return None;
+            }
+            "img" => {
+                let alt = node.attr("alt").map(one_line).unwrap_or_default();
+                if md && !alt.is_empty() {
+                    if let Some(src) = node.attr("src").and_then(|s| link_target(self.base, s)) {
+                        let alt = alt.replace(['[', ']'], "");
+                        let s = format!("![{alt}]({src})");
+                        let m = &mut self.meter;
+                        let b = &mut self.frames.last_mut().expect("root frame").buf;
+                        b.raw(&s, s.len(), m);
+                    }
+                }
+                return None;
+            }
+            _ => {}
+        }
+        let deep = self.frames.len() >= MAX_FRAMES;
+        let kind = match tag {
+            "a" => Some(FrameKind::Link(
+                node.attr("href").and_then(|h| link_target(self.base, h)),
+            )),
+            "strong" | "b" if !pre => Some(FrameKind::Wrap("**")),
+            "em" | "i" if !pre => Some(FrameKind::Wrap("*")),
+            "code" | "kbd" | "samp" | "tt" if !pre => Some(FrameKind::Wrap("`")),
+            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
+                Some(FrameKind::Heading(usize::from(tag.as_bytes()[1] - b'0')))
+            }
+            "blockquote" => Some(FrameKind::Quote),
+            "li" => {
+                let marker = match self.list_counters.last_mut() {
+                    Some(Some(n)) => {
+                        *n += 1;
+                        format!("{}. ", *n - 1)
+                    }
+                    _ => "- ".to_string(),
+                };
+                Some(FrameKind::Item(marker))
+            }
+            "pre" => Some(FrameKind::Pre),
+            "td" | "th" => Some(FrameKind::Cell),
+            "table" => Some(FrameKind::Table(Vec::new())),
+            _ => None,
+        }
+        // Too deep, or a prefix too wide: rendered as plain content.
+        .filter(|k| !deep && self.prefix + k.prefix() <= MAX_PREFIX);
+        let mut opened = Opened::Nothing;
+        match tag {
+            "ul" | "ol" | "menu" => {
+                let start = node
+                    .attr("start")
+                    .and_then(|s| s.trim().parse::<u64>().ok())
+                    .unwrap_or(1);
+                self.list_counters.push((tag == "ol").then_some(start));
+                self.list_break();
+                opened = Opened::List;
+            }
+            // An item's separators are the item frame's own.
+            "li" if kind.is_some() => {}
+            "tr" => {
+                if let Some(FrameKind::Table(rows)) = self
+                    .frames
+                    .iter_mut()
+                    .rev()
+                    .find(|f| matches!(f.kind, FrameKind::Table(_)))
+                    .map(|f| &mut f.kind)
+                {
+                    rows.push(Vec::new());
+                }
+            }
+            t if is_block(t) => self.top().block(),
+            _ => {}
+        }
+        if let Some(kind) = kind {
+            let pre_buf = matches!(kind, FrameKind::Pre) || pre;
+            self.prefix += kind.prefix();
+            self.frames.push(Frame {
+                kind,
+                buf: Buf {
+                    pre: pre_buf,
+                    ..Buf::default()
+                },
+            });
+            opened = Opened::Frame;
+        }
+        Some(opened)
     }
-    out.trim().to_string()
+
+    fn exit(&mut self, id: Id, opened: Opened) {
+        let tag = self.doc.nodes[id].tag().unwrap_or("");
+        match opened {
+            Opened::List => {
+                self.list_counters.pop();
+                self.list_break();
+            }
+            Opened::Nothing => {
+                if is_block(tag) {
+                    self.top().block();
+                }
+            }
+            Opened::Frame => {
+                // OK because a frame was pushed when this element was entered.
+                let f = self.frames.pop().expect("frame");
+                self.prefix -= f.kind.prefix();
+                if let FrameKind::Cell = f.kind {
+                    self.place_cell(f);
+                    return;
+                }
+                let md = self.md;
+                let m = &mut self.meter;
+                // OK because the root frame is never popped.
+                let parent = &mut self.frames.last_mut().expect("root frame").buf;
+                fold(f, parent, md, m);
+            }
+        }
+    }
+
+    /// A finished cell goes into the last row of the innermost table, or
+    /// inline when it stands outside any.
+    fn place_cell(&mut self, f: Frame) {
+        let mut cell = one_line(&f.buf.out);
+        if self.md && cell.contains('|') {
+            let escapes = cell.matches('|').count();
+            if self.meter.take(escapes) {
+                cell = cell.replace('|', "\\|");
+            }
+        }
+        let table = self
+            .frames
+            .iter_mut()
+            .rev()
+            .find_map(|fr| match &mut fr.kind {
+                FrameKind::Table(rows) => Some(rows),
+                _ => None,
+            });
+        match table {
+            Some(rows) => match rows.last_mut() {
+                Some(r) => r.push(cell),
+                None => rows.push(vec![cell]),
+            },
+            None => {
+                let m = &mut self.meter;
+                let b = &mut self.frames.last_mut().expect("root frame").buf;
+                b.text(&cell, m);
+                b.space = true;
+            }
+        }
+    }
+
+    /// A list inside a list item sits on the next line; elsewhere a list
+    /// is a block of its own.
+    fn list_break(&mut self) {
+        // OK because the root frame is never popped.
+        let f = self.frames.last_mut().expect("root frame");
+        if matches!(f.kind, FrameKind::Item(_)) {
+            f.buf.line();
+        } else {
+            f.buf.block();
+        }
+    }
 }
 
-/// A list inside a list item sits on the next line; elsewhere a list is a
-/// block of its own.
-fn list_break(frames: &mut [Frame]) {
-    // OK because the root frame is never popped.
-    let f = frames.last_mut().expect("root frame");
-    if matches!(f.kind, FrameKind::Item(_)) {
-        f.buf.line();
-    } else {
-        f.buf.block();
-    }
-}
-
-fn fold(f: Frame, parent: &mut Buf, md: bool) {
+fn fold(f: Frame, parent: &mut Buf, md: bool, m: &mut Meter) {
     let (lead, trail) = (f.buf.lead_space, f.buf.space);
     let inner = f.buf.out;
     match f.kind {
-        FrameKind::Plain => parent.text(&inner),
+        FrameKind::Plain => parent.text(&inner, m),
         FrameKind::Link(target) => {
             let text = one_line(&inner);
             if text.is_empty() {
@@ -355,8 +521,11 @@ fn fold(f: Frame, parent: &mut Buf, md: bool) {
                 parent.space = true;
             }
             match target {
-                Some(t) if md => parent.raw(&format!("[{text}]({t})")),
-                _ => parent.text(&text),
+                Some(t) if md => {
+                    let s = format!("[{text}]({t})");
+                    parent.raw(&s, s.len() - text.len(), m);
+                }
+                _ => parent.raw(&text, 0, m),
             }
             if trail {
                 parent.space = true;
@@ -371,9 +540,10 @@ fn fold(f: Frame, parent: &mut Buf, md: bool) {
                 parent.space = true;
             }
             if md && !text.contains('\n') {
-                parent.raw(&format!("{mark}{text}{mark}"));
+                let s = format!("{mark}{text}{mark}");
+                parent.raw(&s, 2 * mark.len(), m);
             } else {
-                parent.text(&inner);
+                parent.raw(text, 0, m);
             }
             if trail {
                 parent.space = true;
@@ -386,9 +556,10 @@ fn fold(f: Frame, parent: &mut Buf, md: bool) {
             }
             parent.block();
             if md {
-                parent.raw(&format!("{} {text}", "#".repeat(level)));
+                let s = format!("{} {text}", "#".repeat(level));
+                parent.raw(&s, level + 1, m);
             } else {
-                parent.raw(&text);
+                parent.raw(&text, 0, m);
             }
             parent.block();
         }
@@ -399,19 +570,21 @@ fn fold(f: Frame, parent: &mut Buf, md: bool) {
             }
             parent.block();
             if md {
-                let quoted: Vec<String> = text
-                    .lines()
-                    .map(|l| {
-                        if l.is_empty() {
-                            ">".to_string()
-                        } else {
-                            format!("> {l}")
-                        }
-                    })
-                    .collect();
-                parent.raw(&quoted.join("\n"));
+                let mut quoted = String::with_capacity(text.len() + 16);
+                for (i, l) in text.lines().enumerate() {
+                    if i > 0 {
+                        quoted.push('\n');
+                    }
+                    quoted.push('>');
+                    if !l.is_empty() {
+                        quoted.push(' ');
+                        quoted.push_str(l);
+                    }
+                }
+                let added = quoted.len().saturating_sub(text.len());
+                parent.raw(&quoted, added, m);
             } else {
-                parent.raw(text);
+                parent.raw(text, 0, m);
             }
             parent.block();
         }
@@ -432,9 +605,10 @@ fn fold(f: Frame, parent: &mut Buf, md: bool) {
                         s.push_str(l);
                     }
                 }
-                parent.raw(&s);
+                let added = s.len().saturating_sub(text.len());
+                parent.raw(&s, added, m);
             } else {
-                parent.raw(text);
+                parent.raw(text, 0, m);
             }
             parent.line();
         }
@@ -449,14 +623,15 @@ fn fold(f: Frame, parent: &mut Buf, md: bool) {
                 while text.contains(&fence) {
                     fence.push('`');
                 }
-                parent.raw(&format!("{fence}\n{text}\n{fence}"));
+                let s = format!("{fence}\n{text}\n{fence}");
+                parent.raw(&s, 2 * fence.len() + 2, m);
             } else {
-                parent.raw(text);
+                parent.raw(text, 0, m);
             }
             parent.block();
         }
         // Cells are placed by the caller, in their table's rows.
-        FrameKind::Cell => parent.text(&inner),
+        FrameKind::Cell => parent.text(&inner, m),
         FrameKind::Table(rows) => {
             let rows: Vec<Vec<String>> = rows
                 .into_iter()
@@ -464,25 +639,46 @@ fn fold(f: Frame, parent: &mut Buf, md: bool) {
                 .collect();
             // Text directly inside the table (a caption) comes first.
             parent.block();
-            parent.text(&inner);
+            parent.text(&inner, m);
             if rows.is_empty() {
                 return;
             }
             parent.block();
+            let mut out = String::new();
+            let mut cells = 0;
             if md {
+                // The header spans every column; other rows keep their
+                // own cells (GFM fills in what a row lacks), so a row of
+                // a thousand cells cannot widen every other row.
                 let cols = rows.iter().map(Vec::len).max().unwrap_or(1);
-                let line = |r: &[String]| {
-                    let mut cells: Vec<&str> = r.iter().map(String::as_str).collect();
-                    cells.resize(cols, "");
-                    format!("| {} |", cells.join(" | "))
+                let line = |out: &mut String, r: &[String], width: usize| {
+                    out.push('|');
+                    for i in 0..width {
+                        out.push(' ');
+                        out.push_str(r.get(i).map(String::as_str).unwrap_or(""));
+                        out.push_str(" |");
+                    }
                 };
-                let mut out = vec![line(&rows[0]), format!("|{}", " --- |".repeat(cols))];
-                out.extend(rows[1..].iter().map(|r| line(r)));
-                parent.raw(&out.join("\n"));
+                line(&mut out, &rows[0], cols);
+                out.push_str("\n|");
+                out.push_str(&" --- |".repeat(cols));
+                for r in &rows[1..] {
+                    out.push('\n');
+                    line(&mut out, r, r.len());
+                }
             } else {
-                let out: Vec<String> = rows.iter().map(|r| r.join(" ")).collect();
-                parent.raw(&out.join("\n"));
+                for (i, r) in rows.iter().enumerate() {
+                    if i > 0 {
+                        out.push('\n');
+                    }
+                    out.push_str(&r.join(" "));
+                }
             }
+            for r in &rows {
+                cells += r.iter().map(String::len).sum::<usize>();
+            }
+            let added = out.len().saturating_sub(cells);
+            parent.raw(&out, added, m);
             parent.block();
         }
     }

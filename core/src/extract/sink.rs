@@ -1,32 +1,55 @@
-//! html5ever's tree builder feeding the flat view directly.
+//! html5ever's tree builder feeding the flat view directly, behind a token
+//! filter that bounds the work the builder may do.
 //!
-//! Why not markup5ever_rcdom: a reference-counted tree per node, then a
-//! copy into the flat view, held the page twice (a million sibling
-//! elements peaked near 800 MB). Here the tree builder's callbacks write
-//! [`Node`]s into one vector; nodes the builder moves (foster parenting,
-//! the adoption agency) are moved by index, and one pass at the end puts
-//! the vector in document order, in place.
+//! The sink: the builder's callbacks write [`Node`]s into one vector and
+//! link them as siblings (first/last child, previous/next sibling), so
+//! every insertion, removal and move is O(1) whatever the number of
+//! siblings (foster parenting inserts before a table; the adoption agency
+//! moves nodes about). Comments and processing instructions are never
+//! stored. One pass at the end puts the vector in document order, in
+//! place, and gives each node its parent and the end of its subtree.
 //!
-//! Why a depth cap: html5ever's tree builder scans its stack of open
-//! elements on many start tags, so a page nested N levels deep costs N²
-//! (100,000 levels: minutes). Browsers cap the tree's depth (Chromium at
-//! 512); here a start tag that would open an element deeper than
-//! [`MAX_DEPTH`] is dropped, with its matching end tag, before the tree
-//! builder sees it — its text and children still arrive, one level up.
-//! The builder's stack then stays short and parsing stays linear.
+//! The filter, between the tokenizer and the builder, bounds three things
+//! the HTML standard lets a page grow without input:
+//!
+//! - **Depth.** The builder scans its stack of open elements on most
+//!   tokens, so a page nested N levels deep costs N² (100,000 levels:
+//!   minutes). Browsers cap the tree's depth (Chromium at 512); here a
+//!   start tag that would open an element deeper than [`MAX_DEPTH`] is
+//!   dropped, with its end tag — its text still arrives, one level up.
+//! - **Nodes.** Reconstruction of active formatting elements re-creates
+//!   every formatting element left open for each new block (`<b x=0>…<b
+//!   x=499>` then `<p>x</p>` repeated: 500 nodes per 8 bytes), and some
+//!   end tags create elements (`</p>` with no `p` open). The tree holds at
+//!   most [`Limits::nodes`] nodes (one per 10 bytes), far above any real
+//!   page (the densest of 1,678 benchmark pages has one node per 15
+//!   bytes; none uses more than half the budget).
+//! - **Work.** Each token costs the builder about the depth of its stack
+//!   per node the token makes; the filter charges that, and the charges
+//!   may not pass [`Limits::work`] (eight units per byte; real pages use
+//!   at most 3.2, a sixth of the budget).
+//!
+//! Past the node or work budget the builder is fed nothing more: the rest
+//! of the page's text is kept, in order, as one text node where the
+//! builder stopped (scripts, styles and titles still skipped), so the
+//! result is honest and the work is the tokenizer's alone, which is
+//! linear. Attributes per tag are bounded before the tokenizer (see
+//! `guard`).
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
 
 use html5ever::interface::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
 use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{
     BufferQueue, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
 };
 use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
 use html5ever::{local_name, Attribute, ExpandedName, LocalName, Namespace, QualName};
 
-use super::dom::{Id, Kind, Node};
+use super::dom::{Id, Kind, Node, NONE};
 
 /// The deepest element the tree keeps.
 pub const MAX_DEPTH: usize = 512;
@@ -34,6 +57,41 @@ pub const MAX_DEPTH: usize = 512;
 /// How far back a dropped start tag is looked for when an end tag comes:
 /// bounded, so that end tags cannot make the search quadratic.
 const DROPPED_LOOKBACK: usize = 64;
+
+/// The id handed out for comments and processing instructions, which are
+/// never stored: appending it does nothing.
+const DISCARDED: Id = usize::MAX;
+
+/// The budgets of one parse, from the length of the page.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Nodes the tree may hold.
+    pub nodes: usize,
+    /// Work units the builder may spend (a token costs the depth it is
+    /// processed at, plus one, times one plus the nodes it makes).
+    pub work: u64,
+}
+
+impl Limits {
+    /// The budgets for a page of `len` bytes.
+    pub fn for_len(len: usize) -> Limits {
+        Limits {
+            nodes: len / 10 + 8192,
+            work: 8 * len as u64 + (1 << 20),
+        }
+    }
+}
+
+/// What one parse spent, for tests and the fuzz target's work check.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Spent {
+    /// Nodes made (the tree keeps the reachable ones).
+    pub nodes: usize,
+    /// Work units charged.
+    pub work: u64,
+    /// Whether a budget ran out and the rest of the page became text.
+    pub tail: bool,
+}
 
 /// The tree builder's handle on a node: its index, and for an element its
 /// name. The builder asks for an element's name about three times per
@@ -58,17 +116,45 @@ impl Handle {
     }
 }
 
+/// A node's place among its siblings while the tree is built.
+#[derive(Clone, Copy)]
+struct Links {
+    parent: u32,
+    first: u32,
+    last: u32,
+    prev: u32,
+    next: u32,
+    /// Its depth when it was last appended (an estimate after moves).
+    depth: u32,
+}
+
+const UNLINKED: Links = Links {
+    parent: NONE,
+    first: NONE,
+    last: NONE,
+    prev: NONE,
+    next: NONE,
+    depth: 0,
+};
+
+fn ix(id: u32) -> usize {
+    id as usize
+}
+
 /// The sink: nodes in creation order until [`FlatSink::into_document_order`].
 pub struct FlatSink {
     nodes: RefCell<Vec<Node>>,
-    /// Per node: its depth when it was appended.
-    depth: RefCell<Vec<u32>>,
+    links: RefCell<Vec<Links>>,
     /// Template contents, by template element.
-    templates: RefCell<Vec<(Id, Id)>>,
+    templates: RefCell<HashMap<Id, Id>>,
     /// MathML annotation-xml integration points (rare).
-    integration: RefCell<Vec<Id>>,
+    integration: RefCell<HashSet<Id>>,
     /// The element the builder inserts into next (best estimate).
     current: Cell<Id>,
+    /// Children moved between parents (work the builder made us do).
+    moved: Cell<u64>,
+    /// The last element made, and whether it is in the HTML namespace.
+    last_made: Cell<(Id, bool)>,
 }
 
 /// The attributes extraction reads; the rest (event handlers, `data-*`,
@@ -84,60 +170,108 @@ fn kept_attribute(name: &LocalName) -> bool {
             | "alt"
             | "start"
             | "itemprop"
+            | "itemtype"
+            | "role"
+            | "type"
             | "hidden"
             | "aria-hidden"
             | "style"
     )
 }
 
-fn text_node(t: StrTendril) -> Node {
-    Node::new(Kind::Text(t), Vec::new())
-}
-
 impl FlatSink {
     /// A sink for a page of `len` bytes: real pages run at about one node
     /// per 40 bytes, so the node list is sized once instead of regrown
-    /// (and its large entries copied) a dozen times.
+    /// (and its entries copied) a dozen times.
     fn new(len: usize) -> Self {
         let cap = (len / 40).clamp(16, 1 << 20);
         let mut nodes = Vec::with_capacity(cap);
-        nodes.push(Node::new(Kind::Other, Vec::new()));
-        let mut depth = Vec::with_capacity(cap);
-        depth.push(0);
+        nodes.push(Node::new(Kind::Other, Box::default()));
+        let mut links = Vec::with_capacity(cap);
+        links.push(UNLINKED);
         FlatSink {
             nodes: RefCell::new(nodes),
-            depth: RefCell::new(depth),
-            templates: RefCell::new(Vec::new()),
-            integration: RefCell::new(Vec::new()),
+            links: RefCell::new(links),
+            templates: RefCell::new(HashMap::new()),
+            integration: RefCell::new(HashSet::new()),
             current: Cell::new(0),
+            moved: Cell::new(0),
+            last_made: Cell::new((0, true)),
         }
+    }
+
+    fn len(&self) -> usize {
+        self.nodes.borrow().len()
     }
 
     fn push(&self, node: Node) -> Id {
         let mut nodes = self.nodes.borrow_mut();
         nodes.push(node);
-        self.depth.borrow_mut().push(0);
+        self.links.borrow_mut().push(UNLINKED);
         nodes.len() - 1
     }
 
     /// The depth of the element the next start tag would open under.
     fn current_depth(&self) -> usize {
-        self.depth.borrow()[self.current.get()] as usize
+        self.links.borrow()[self.current.get()].depth as usize
     }
 
+    /// Takes `child` out of its parent's children, if it has a parent.
     fn detach(&self, child: Id) {
-        let mut nodes = self.nodes.borrow_mut();
-        if let Some(p) = nodes[child].parent.take() {
-            let kids = &mut nodes[p].children;
-            if let Some(i) = kids.iter().rposition(|&k| k == child) {
-                kids.remove(i);
+        let mut links = self.links.borrow_mut();
+        let l = links[child];
+        if l.parent == NONE {
+            return;
+        }
+        match l.prev {
+            NONE => links[ix(l.parent)].first = l.next,
+            p => links[ix(p)].next = l.next,
+        }
+        match l.next {
+            NONE => links[ix(l.parent)].last = l.prev,
+            n => links[ix(n)].prev = l.prev,
+        }
+        let c = &mut links[child];
+        (c.parent, c.prev, c.next) = (NONE, NONE, NONE);
+    }
+
+    /// Links the detached `child` under `parent`, before `before` or last.
+    fn link(&self, parent: Id, child: Id, before: Option<Id>) {
+        let mut links = self.links.borrow_mut();
+        let (p, c) = (parent as u32, child as u32);
+        let depth = links[parent].depth.saturating_add(1);
+        match before {
+            Some(b) => {
+                let prev = links[b].prev;
+                links[child] = Links {
+                    parent: p,
+                    prev,
+                    next: b as u32,
+                    depth,
+                    ..links[child]
+                };
+                links[b].prev = c;
+                match prev {
+                    NONE => links[parent].first = c,
+                    q => links[ix(q)].next = c,
+                }
+            }
+            None => {
+                let last = links[parent].last;
+                links[child] = Links {
+                    parent: p,
+                    prev: last,
+                    next: NONE,
+                    depth,
+                    ..links[child]
+                };
+                match last {
+                    NONE => links[parent].first = c,
+                    q => links[ix(q)].next = c,
+                }
+                links[parent].last = c;
             }
         }
-    }
-
-    fn set_depth(&self, node: Id, parent: Id) {
-        let mut d = self.depth.borrow_mut();
-        d[node] = d[parent].saturating_add(1);
     }
 
     /// Appends under `parent`, at the end or before `before` (text merges
@@ -153,129 +287,118 @@ impl FlatSink {
     ) {
         let id = match child {
             NodeOrText::AppendText(t) => {
-                {
-                    let mut nodes = self.nodes.borrow_mut();
-                    let kids = &nodes[parent].children;
-                    let pos = match before {
-                        Some(b) => kids.iter().position(|&k| k == b).unwrap_or(kids.len()),
-                        None => kids.len(),
-                    };
-                    let prev = pos.checked_sub(1).map(|i| kids[i]);
-                    if let Some(prev) = prev {
-                        if let Kind::Text(s) = &mut nodes[prev].kind {
-                            s.push_tendril(&t);
-                            return;
-                        }
+                let prev = {
+                    let links = self.links.borrow();
+                    match before {
+                        Some(b) => links[b].prev,
+                        None => links[parent].last,
+                    }
+                };
+                if prev != NONE {
+                    if let Kind::Text(s) = &mut self.nodes.borrow_mut()[ix(prev)].kind {
+                        s.push_tendril(&t);
+                        return;
                     }
                 }
-                self.push(text_node(t))
+                self.push(Node::new(Kind::Text(t), Box::default()))
             }
+            NodeOrText::AppendNode(n) if n.id == DISCARDED => return,
             NodeOrText::AppendNode(n) => {
                 self.detach(n.id);
                 n.id
             }
         };
-        let is_element = {
-            let mut nodes = self.nodes.borrow_mut();
-            nodes[id].parent = Some(parent);
-            let kids = &mut nodes[parent].children;
-            match before.and_then(|b| kids.iter().position(|&k| k == b)) {
-                Some(i) => kids.insert(i, id),
-                None => kids.push(id),
-            }
-            matches!(nodes[id].kind, Kind::Element(_))
+        self.link(parent, id, before);
+        let pushed = match &self.nodes.borrow()[id].kind {
+            Kind::Element(name) => !is_void(name),
+            _ => false,
         };
-        self.set_depth(id, parent);
-        if is_element && inserting {
-            // Elements are pushed on the builder's stack as they are
-            // inserted: this is where the next start tag goes.
+        if inserting && pushed {
+            // Elements but void ones are pushed on the builder's stack as
+            // they are inserted: this is where the next start tag goes.
             self.current.set(id);
         }
     }
 
     /// Puts the nodes reachable from the document in document order (every
-    /// child after its parent, siblings in order), in place; drops the rest
-    /// (template contents, removed nodes).
+    /// child after its parent, siblings in order), in place, each with its
+    /// parent and the end of its subtree; drops the rest (template
+    /// contents, removed nodes). Elements below [`MAX_DEPTH`] are unwrapped
+    /// (their leaves kept in order, one level up): the start-tag filter
+    /// keeps most pages within the cap, but the adoption agency moves
+    /// whole subtrees under deeper parents (a fuzzer found misnested
+    /// formatting tags reaching depth 649), and the cap must hold for
+    /// every tree the walks see.
     fn into_document_order(self) -> Vec<Node> {
         let mut nodes = self.nodes.into_inner();
+        let links = self.links.into_inner();
         let n = nodes.len();
-        let mut new_id = vec![usize::MAX; n];
-        let mut next = 0;
-        let mut stack = vec![(0usize, 0usize)];
-        while let Some((id, depth)) = stack.pop() {
-            if new_id[id] != usize::MAX {
-                continue; // a node listed twice (cannot happen; be safe)
-            }
-            new_id[id] = next;
-            next += 1;
-            if depth == MAX_DEPTH {
-                flatten_below(&mut nodes, id);
-            }
-            stack.extend(nodes[id].children.iter().rev().map(|&c| (c, depth + 1)));
+        let mut new_id = vec![NONE; n];
+        enum Step {
+            Visit { old: u32, depth: u32, parent: u32 },
+            Close(u32),
         }
-        let reachable = next;
+        let mut next = 0u32;
+        let mut stack = vec![Step::Visit {
+            old: 0,
+            depth: 0,
+            parent: NONE,
+        }];
+        let push_children = |stack: &mut Vec<Step>, old: u32, depth: u32, parent: u32| {
+            let mut c = links[ix(old)].last;
+            while c != NONE {
+                stack.push(Step::Visit {
+                    old: c,
+                    depth,
+                    parent,
+                });
+                c = links[ix(c)].prev;
+            }
+        };
+        while let Some(step) = stack.pop() {
+            match step {
+                Step::Close(old) => nodes[ix(old)].end = next,
+                Step::Visit { old, depth, parent } => {
+                    if new_id[ix(old)] != NONE {
+                        continue; // listed twice: cannot happen; be safe
+                    }
+                    let has_children = links[ix(old)].first != NONE;
+                    if depth as usize > MAX_DEPTH && has_children {
+                        // Unwrapped: its children take its place.
+                        push_children(&mut stack, old, depth, parent);
+                        continue;
+                    }
+                    new_id[ix(old)] = next;
+                    nodes[ix(old)].parent = parent;
+                    next += 1;
+                    stack.push(Step::Close(old));
+                    push_children(&mut stack, old, depth + 1, next - 1);
+                }
+            }
+        }
+        drop(links);
+        let reachable = next as usize;
         for slot in new_id.iter_mut() {
-            if *slot == usize::MAX {
+            if *slot == NONE {
                 *slot = next;
                 next += 1;
             }
         }
         // The builder makes nodes in document order unless it moved some
         // (foster parenting, misnested formatting): usually nothing to do.
-        if new_id.iter().enumerate().all(|(i, &j)| i == j) {
-            nodes.truncate(reachable);
-            return nodes;
-        }
-        for node in nodes.iter_mut() {
-            node.parent = node.parent.map(|p| new_id[p]);
-            for c in node.children.iter_mut() {
-                *c = new_id[*c];
-            }
-        }
-        // Apply the permutation in place: follow each cycle with swaps.
-        let mut target = new_id;
-        for i in 0..n {
-            while target[i] != i {
-                let j = target[i];
-                nodes.swap(i, j);
-                target.swap(i, j);
+        if !new_id.iter().enumerate().all(|(i, &j)| i == ix(j)) {
+            // Apply the permutation in place: follow each cycle with swaps.
+            for i in 0..n {
+                while ix(new_id[i]) != i {
+                    let j = ix(new_id[i]);
+                    nodes.swap(i, j);
+                    new_id.swap(i, j);
+                }
             }
         }
         nodes.truncate(reachable);
         nodes
     }
-}
-
-/// Unwraps every element below `top`, a node at the deepest level the
-/// tree keeps: its leaves (text, childless elements) become `top`'s
-/// children, in document order, and the elements between are left
-/// unreachable. The start-tag filter keeps most pages within the cap, but
-/// the adoption agency moves whole subtrees under deeper parents (a fuzzer
-/// found misnested formatting tags reaching depth 649); this pass makes
-/// the cap hold for every tree the walks see, the way a dropped start tag
-/// does: the text stays, one level up.
-fn flatten_below(nodes: &mut [Node], top: Id) {
-    if nodes[top]
-        .children
-        .iter()
-        .all(|&c| nodes[c].children.is_empty())
-    {
-        return;
-    }
-    let mut leaves = Vec::new();
-    let mut stack: Vec<Id> = std::mem::take(&mut nodes[top].children);
-    stack.reverse();
-    while let Some(id) = stack.pop() {
-        let kids = std::mem::take(&mut nodes[id].children);
-        if kids.is_empty() {
-            nodes[id].parent = Some(top);
-            leaves.push(id);
-        } else {
-            nodes[id].parent = None;
-            stack.extend(kids.iter().rev());
-        }
-    }
-    nodes[top].children = leaves;
 }
 
 fn ns_html() -> Namespace {
@@ -305,19 +428,20 @@ impl TreeSink for FlatSink {
     }
 
     fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> Handle {
-        let attrs = attrs
+        let attrs: Box<[(LocalName, StrTendril)]> = attrs
             .into_iter()
             .filter(|a| kept_attribute(&a.name.local))
             .map(|a| (a.name.local, a.value))
             .collect();
         let id = self.push(Node::new(Kind::Element(name.local.clone()), attrs));
         if flags.template {
-            let contents = self.push(Node::new(Kind::Other, Vec::new()));
-            self.templates.borrow_mut().push((id, contents));
+            let contents = self.push(Node::new(Kind::Other, Box::default()));
+            self.templates.borrow_mut().insert(id, contents);
         }
         if flags.mathml_annotation_xml_integration_point {
-            self.integration.borrow_mut().push(id);
+            self.integration.borrow_mut().insert(id);
         }
+        self.last_made.set((id, name.ns == ns_html()));
         Handle {
             id,
             ns: name.ns,
@@ -326,15 +450,17 @@ impl TreeSink for FlatSink {
     }
 
     fn create_comment(&self, _text: StrTendril) -> Handle {
-        Handle::other(self.push(Node::new(Kind::Other, Vec::new())))
+        Handle::other(DISCARDED)
     }
 
     fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> Handle {
-        Handle::other(self.push(Node::new(Kind::Other, Vec::new())))
+        Handle::other(DISCARDED)
     }
 
     fn append(&self, parent: &Handle, child: NodeOrText<Handle>) {
-        self.append_at(parent.id, child, None, true);
+        if parent.id != DISCARDED {
+            self.append_at(parent.id, child, None, true);
+        }
     }
 
     fn append_based_on_parent_node(
@@ -343,7 +469,7 @@ impl TreeSink for FlatSink {
         prev: &Handle,
         child: NodeOrText<Handle>,
     ) {
-        if self.nodes.borrow()[element.id].parent.is_some() {
+        if self.links.borrow()[element.id].parent != NONE {
             self.append_before_sibling(element, child);
         } else {
             self.append(prev, child);
@@ -354,21 +480,17 @@ impl TreeSink for FlatSink {
 
     fn pop(&self, node: &Handle) {
         // The builder popped `node`: it inserts into its parent next.
-        let parent = self.nodes.borrow()[node.id].parent.unwrap_or(0);
-        self.current.set(parent);
+        if node.id == DISCARDED {
+            return;
+        }
+        let parent = self.links.borrow()[node.id].parent;
+        self.current
+            .set(if parent == NONE { 0 } else { ix(parent) });
     }
 
     fn get_template_contents(&self, target: &Handle) -> Handle {
-        let contents = self
-            .templates
-            .borrow()
-            .iter()
-            .rev()
-            .find(|(t, _)| *t == target.id)
-            .map(|&(_, c)| c)
-            // The builder asks only about templates it created.
-            .unwrap_or(0);
-        Handle::other(contents)
+        // The builder asks only about templates it created.
+        Handle::other(*self.templates.borrow().get(&target.id).unwrap_or(&0))
     }
 
     fn same_node(&self, x: &Handle, y: &Handle) -> bool {
@@ -378,38 +500,48 @@ impl TreeSink for FlatSink {
     fn set_quirks_mode(&self, _mode: QuirksMode) {}
 
     fn append_before_sibling(&self, sibling: &Handle, new_node: NodeOrText<Handle>) {
-        let Some(parent) = self.nodes.borrow()[sibling.id].parent else {
+        if sibling.id == DISCARDED {
             return;
-        };
-        self.append_at(parent, new_node, Some(sibling.id), true);
+        }
+        let parent = self.links.borrow()[sibling.id].parent;
+        if parent != NONE {
+            self.append_at(ix(parent), new_node, Some(sibling.id), true);
+        }
     }
 
     fn add_attrs_if_missing(&self, target: &Handle, attrs: Vec<Attribute>) {
+        if target.id == DISCARDED {
+            return;
+        }
         let mut nodes = self.nodes.borrow_mut();
         let node = &mut nodes[target.id];
+        let mut all: Vec<(LocalName, StrTendril)> = node.attrs.to_vec();
         for a in attrs {
-            if kept_attribute(&a.name.local) && node.attr(&a.name.local).is_none() {
-                node.attrs.push((a.name.local, a.value));
+            if kept_attribute(&a.name.local) && !all.iter().any(|(n, _)| *n == a.name.local) {
+                all.push((a.name.local, a.value));
             }
         }
+        node.attrs = all.into_boxed_slice();
         node.refresh_class_id();
     }
 
     fn remove_from_parent(&self, target: &Handle) {
-        self.detach(target.id);
+        if target.id != DISCARDED {
+            self.detach(target.id);
+        }
     }
 
     fn reparent_children(&self, node: &Handle, new_parent: &Handle) {
-        let kids = std::mem::take(&mut self.nodes.borrow_mut()[node.id].children);
-        for k in kids {
-            self.nodes.borrow_mut()[k].parent = None;
-            // Only the index is read when a node is appended.
-            self.append_at(
-                new_parent.id,
-                NodeOrText::AppendNode(Handle::other(k)),
-                None,
-                false,
-            );
+        if node.id == DISCARDED || new_parent.id == DISCARDED {
+            return;
+        }
+        let mut c = self.links.borrow()[node.id].first;
+        while c != NONE {
+            let next = self.links.borrow()[ix(c)].next;
+            self.detach(ix(c));
+            self.link(new_parent.id, ix(c), None);
+            self.moved.set(self.moved.get() + 1);
+            c = next;
         }
     }
 
@@ -418,11 +550,39 @@ impl TreeSink for FlatSink {
     }
 }
 
-/// Sits between the tokenizer and the tree builder and drops start tags
-/// (and their end tags) that would open elements past [`MAX_DEPTH`].
-struct DepthCap {
-    builder: TreeBuilder<Handle, FlatSink>,
-    dropped: RefCell<Vec<LocalName>>,
+/// What the filter does with tokens once a budget has run out.
+struct Tail {
+    /// The node the text goes under: where the builder stopped.
+    parent: Id,
+    text: String,
+    /// Inside a script, style, title or similar: skip to this end tag.
+    skip_until: Option<LocalName>,
+}
+
+impl Tail {
+    /// A line break where a block starts or ends, so that words of
+    /// separate blocks stay apart.
+    fn separate(&mut self) {
+        if !self.text.is_empty() && !self.text.ends_with(char::is_whitespace) {
+            self.text.push('\n');
+        }
+    }
+}
+
+/// The raw-text state a start tag puts the tokenizer in (as the builder
+/// would ask for it in HTML content).
+fn raw_kind(name: &LocalName) -> Option<TokenSinkResult<Handle>> {
+    Some(match *name {
+        local_name!("script") => TokenSinkResult::RawData(RawKind::ScriptData),
+        local_name!("style")
+        | local_name!("xmp")
+        | local_name!("iframe")
+        | local_name!("noembed")
+        | local_name!("noframes") => TokenSinkResult::RawData(RawKind::Rawtext),
+        local_name!("title") | local_name!("textarea") => TokenSinkResult::RawData(RawKind::Rcdata),
+        local_name!("plaintext") => TokenSinkResult::Plaintext,
+        _ => return None,
+    })
 }
 
 fn is_void(name: &LocalName) -> bool {
@@ -444,33 +604,150 @@ fn is_void(name: &LocalName) -> bool {
     )
 }
 
-impl TokenSink for DepthCap {
+/// Sits between the tokenizer and the tree builder: drops start tags
+/// (and their end tags) that would open elements past [`MAX_DEPTH`],
+/// charges each token's work, and past a budget stops feeding the
+/// builder (see the module header).
+struct Filter {
+    builder: TreeBuilder<Handle, FlatSink>,
+    dropped: RefCell<Vec<LocalName>>,
+    limits: Limits,
+    work: Cell<u64>,
+    /// The start tag that put the tokenizer in a raw-text state, until its
+    /// end tag comes (so that the tail knows to skip the rest of it).
+    raw_until: RefCell<Option<LocalName>>,
+    tail: RefCell<Option<Tail>>,
+    /// Whether a budget ran out (the tail is taken at the end).
+    tailed: Cell<bool>,
+}
+
+impl Filter {
+    fn tail_token(&self, tail: &mut Tail, token: Token) -> TokenSinkResult<Handle> {
+        match token {
+            Token::TagToken(tag) => {
+                if let Some(name) = &tail.skip_until {
+                    if tag.kind == TagKind::EndTag && tag.name == *name {
+                        tail.skip_until = None;
+                    }
+                    return TokenSinkResult::Continue;
+                }
+                if tag.kind == TagKind::StartTag {
+                    if let Some(r) = raw_kind(&tag.name) {
+                        if !matches!(r, TokenSinkResult::Plaintext) {
+                            tail.skip_until = Some(tag.name);
+                        }
+                        return r;
+                    }
+                }
+                if super::article::is_block(&tag.name) || tag.name == local_name!("br") {
+                    tail.separate();
+                }
+                TokenSinkResult::Continue
+            }
+            Token::CharacterTokens(t) if tail.skip_until.is_none() => {
+                tail.text.push_str(&t);
+                TokenSinkResult::Continue
+            }
+            _ => TokenSinkResult::Continue,
+        }
+    }
+
+    fn spent(&self) -> Spent {
+        Spent {
+            nodes: self.builder.sink.len(),
+            work: self.work.get(),
+            tail: self.tailed.get(),
+        }
+    }
+}
+
+impl TokenSink for Filter {
     type Handle = Handle;
 
     fn process_token(&self, token: Token, line_number: u64) -> TokenSinkResult<Handle> {
-        if let Token::TagToken(tag) = &token {
-            match tag.kind {
-                TagKind::StartTag
-                    if !is_void(&tag.name) && self.builder.sink.current_depth() >= MAX_DEPTH =>
-                {
-                    self.dropped.borrow_mut().push(tag.name.clone());
-                    return TokenSinkResult::Continue;
-                }
-                TagKind::EndTag => {
-                    let mut dropped = self.dropped.borrow_mut();
-                    let from = dropped.len().saturating_sub(DROPPED_LOOKBACK);
-                    if let Some(i) = dropped[from..].iter().rposition(|n| *n == tag.name) {
-                        dropped.remove(from + i);
+        if let Some(tail) = self.tail.borrow_mut().as_mut() {
+            return self.tail_token(tail, token);
+        }
+        let sink = &self.builder.sink;
+        let mut start_tag = None;
+        let mut self_closing = false;
+        let charged = match &token {
+            Token::TagToken(tag) => {
+                match tag.kind {
+                    TagKind::StartTag
+                        if !is_void(&tag.name) && sink.current_depth() >= MAX_DEPTH =>
+                    {
+                        self.dropped.borrow_mut().push(tag.name.clone());
                         return TokenSinkResult::Continue;
                     }
+                    TagKind::EndTag => {
+                        let mut dropped = self.dropped.borrow_mut();
+                        let from = dropped.len().saturating_sub(DROPPED_LOOKBACK);
+                        if let Some(i) = dropped[from..].iter().rposition(|n| *n == tag.name) {
+                            dropped.remove(from + i);
+                            return TokenSinkResult::Continue;
+                        }
+                        if self.raw_until.borrow().as_ref() == Some(&tag.name) {
+                            *self.raw_until.borrow_mut() = None;
+                        }
+                    }
+                    TagKind::StartTag => {
+                        start_tag = Some(tag.name.clone());
+                        self_closing = tag.self_closing;
+                    }
                 }
-                TagKind::StartTag => {}
+                true
+            }
+            Token::CharacterTokens(_) | Token::NullCharacterToken => true,
+            _ => false,
+        };
+        let depth = sink.current_depth() as u64;
+        let (made, moved) = (sink.len(), sink.moved.get());
+        let result = self.builder.process_token(token, line_number);
+        // A self-closing foreign element (`<path/>`) is inserted but never
+        // pushed: the builder goes on inserting into its parent.
+        let (last, html) = sink.last_made.get();
+        if self_closing && !html && sink.current.get() == last {
+            let parent = sink.links.borrow()[last].parent;
+            if parent != NONE {
+                sink.current.set(ix(parent));
             }
         }
-        self.builder.process_token(token, line_number)
+        if charged {
+            let made = (sink.len() - made) as u64 + (sink.moved.get() - moved);
+            self.work.set(self.work.get() + (depth + 1) * (1 + made));
+        }
+        if let Some(name) = start_tag {
+            if matches!(
+                result,
+                TokenSinkResult::RawData(_) | TokenSinkResult::Script(_)
+            ) {
+                *self.raw_until.borrow_mut() = Some(name);
+            }
+        }
+        if sink.len() > self.limits.nodes || self.work.get() > self.limits.work {
+            self.tailed.set(true);
+            *self.tail.borrow_mut() = Some(Tail {
+                parent: sink.current.get(),
+                text: String::new(),
+                skip_until: self.raw_until.borrow_mut().take(),
+            });
+        }
+        result
     }
 
     fn end(&self) {
+        if let Some(tail) = self.tail.borrow_mut().take() {
+            if !tail.text.is_empty() {
+                let sink = &self.builder.sink;
+                sink.append_at(
+                    tail.parent,
+                    NodeOrText::AppendText(StrTendril::from(tail.text)),
+                    None,
+                    false,
+                );
+            }
+        }
         self.builder.end();
     }
 
@@ -480,71 +757,72 @@ impl TokenSink for DepthCap {
     }
 }
 
-/// Parses `html` into flat nodes in document order (node 0 the document).
+/// Parses `html` into flat nodes in document order (node 0 the document),
+/// within the budgets of [`Limits::for_len`].
 pub fn parse(html: &str) -> Vec<Node> {
-    let builder = TreeBuilder::new(FlatSink::new(html.len()), TreeBuilderOpts::default());
+    parse_with(html, Limits::for_len(html.len())).0
+}
+
+/// [`parse`] within the given budgets, with what it spent.
+pub fn parse_with(html: &str, limits: Limits) -> (Vec<Node>, Spent) {
+    let html = super::guard::bound_attributes(html);
+    let opts = TreeBuilderOpts {
+        // `<noscript>` is read as markup, as a reader without scripts
+        // sees it: some pages carry their whole content there.
+        scripting_enabled: false,
+        ..TreeBuilderOpts::default()
+    };
+    let builder = TreeBuilder::new(FlatSink::new(html.len()), opts);
     let tokenizer = Tokenizer::new(
-        DepthCap {
+        Filter {
             builder,
             dropped: RefCell::new(Vec::new()),
+            limits,
+            work: Cell::new(0),
+            raw_until: RefCell::new(None),
+            tail: RefCell::new(None),
+            tailed: Cell::new(false),
         },
         TokenizerOpts::default(),
     );
     let input = BufferQueue::default();
-    input.push_back(StrTendril::from_slice(html));
+    input.push_back(StrTendril::from_slice(&html));
     // A script result asks the caller to run a script, an encoding result
     // to switch decoders (the text is already decoded, by the declared
     // charset only, contract §7): neither applies, so parsing continues.
     while !matches!(tokenizer.feed(&input), html5ever::TokenizerResult::Done) {}
     tokenizer.end();
-    tokenizer.sink.builder.sink.into_document_order()
+    let spent = tokenizer.sink.spent();
+    (tokenizer.sink.builder.sink.into_document_order(), spent)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn element(name: &str) -> Node {
-        Node::new(Kind::Element(LocalName::from(name)), Vec::new())
-    }
-
-    fn text(t: &str) -> Node {
-        Node::new(Kind::Text(StrTendril::from_slice(t)), Vec::new())
-    }
-
-    /// Links `children` under `parent`, in order.
-    fn link(nodes: &mut [Node], parent: Id, children: &[Id]) {
-        for &c in children {
-            nodes[c].parent = Some(parent);
-        }
-        nodes[parent].children = children.to_vec();
+    fn texts(nodes: &[Node]) -> String {
+        nodes
+            .iter()
+            .filter_map(|n| match &n.kind {
+                Kind::Text(t) => Some(t.to_string()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("|")
     }
 
     #[test]
-    fn flattening_keeps_every_leaf_in_order_one_level_below() {
-        // 0 top: [1 "a", 2 b: [3 i: [4 "b", 5 br], 6 "c"], 7 "d"]
-        let mut nodes = vec![
-            element("div"),
-            text("a"),
-            element("b"),
-            element("i"),
-            text("b"),
-            element("br"),
-            text("c"),
-            text("d"),
-        ];
-        link(&mut nodes, 0, &[1, 2, 7]);
-        link(&mut nodes, 2, &[3, 6]);
-        link(&mut nodes, 3, &[4, 5]);
-        flatten_below(&mut nodes, 0);
-        assert_eq!(nodes[0].children, [1, 4, 5, 6, 7]);
-        for &leaf in &nodes[0].children {
-            assert_eq!(nodes[leaf].parent, Some(0));
-        }
-        // The unwrapped elements hang nowhere (dropped as unreachable).
-        for gone in [2, 3] {
-            assert_eq!(nodes[gone].parent, None);
-            assert!(nodes[gone].children.is_empty());
-        }
+    fn past_the_budget_the_rest_is_text() {
+        let html = format!("<b>{}{}", "<div>".repeat(20), "x<br>".repeat(50));
+        let (nodes, spent) = parse_with(
+            &html,
+            Limits {
+                nodes: 1_000,
+                work: 300,
+            },
+        );
+        assert!(spent.tail, "{spent:?}");
+        let t = texts(&nodes);
+        assert_eq!(t.matches('x').count(), 50, "{t}");
     }
 }

@@ -1,0 +1,331 @@
+//! A bound on attributes per tag, applied to the text before html5ever's
+//! tokenizer sees it.
+//!
+//! Why: the tokenizer checks each new attribute against every attribute
+//! the tag already has (to drop duplicates), so one tag with a million
+//! distinct attribute names costs 5·10¹¹ comparisons (minutes). The check
+//! is inside html5ever, so the only place to bound it is the input.
+//!
+//! How: the scanner does not know where tags really are (that depends on
+//! the tokenizer's state: comments, raw text, quoted values), so it keeps
+//! every hypothesis at once. Every `<` or `</` followed by an ASCII letter
+//! may open a tag; from there the scanner runs the HTML standard's
+//! tag-name and attribute states (§13.2.5.8–13.2.5.40) exactly as the
+//! tokenizer would, counting the attributes started. Hypotheses in the
+//! same state are merged keeping the largest count, so at most one is
+//! kept per state (ten states): the scan is linear. Whatever the
+//! tokenizer's real state, if it is inside a tag, one hypothesis tracks
+//! that tag with a count at least as large as the real one.
+//!
+//! When a hypothesis is about to start attribute number
+//! [`MAX_ATTRIBUTES`] + 1, a `>` is inserted before it: the tag ends there
+//! and the rest of it reaches the page as text. If that hypothesis was
+//! wrong (the bytes were in a comment, a script, a quoted value), one
+//! `>` lands in text no one reads. Real pages stay far below the bound.
+
+use std::borrow::Cow;
+
+/// The most attributes a tag keeps (the tokenizer's cost per tag is the
+/// square of this, and the byte count of such a tag is at least twice it).
+pub const MAX_ATTRIBUTES: u32 = 64;
+
+/// The tag-name and attribute states of the tokenizer.
+#[derive(Clone, Copy)]
+enum St {
+    TagName,
+    BeforeName,
+    Name,
+    AfterName,
+    BeforeValue,
+    DoubleQuoted,
+    SingleQuoted,
+    Unquoted,
+    AfterQuoted,
+    SelfClosing,
+}
+
+const STATES: usize = 10;
+
+impl St {
+    const ALL: [St; STATES] = [
+        St::TagName,
+        St::BeforeName,
+        St::Name,
+        St::AfterName,
+        St::BeforeValue,
+        St::DoubleQuoted,
+        St::SingleQuoted,
+        St::Unquoted,
+        St::AfterQuoted,
+        St::SelfClosing,
+    ];
+}
+
+/// What one byte does to a hypothesis: its next state (`None`: the tag
+/// ended) and whether the byte starts a new attribute.
+fn step(state: St, b: u8) -> (Option<St>, bool) {
+    let ws = matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ');
+    match state {
+        St::TagName => match b {
+            _ if ws => (Some(St::BeforeName), false),
+            b'/' => (Some(St::SelfClosing), false),
+            b'>' => (None, false),
+            _ => (Some(St::TagName), false),
+        },
+        // `/` and `>` are reconsumed in the after-name state.
+        St::BeforeName | St::AfterName => match b {
+            _ if ws => (Some(state), false),
+            b'/' => (Some(St::SelfClosing), false),
+            b'>' => (None, false),
+            b'=' if matches!(state, St::AfterName) => (Some(St::BeforeValue), false),
+            // Anything else (`=` included, before a name) starts one.
+            _ => (Some(St::Name), true),
+        },
+        St::Name => match b {
+            _ if ws => (Some(St::AfterName), false),
+            b'/' => (Some(St::SelfClosing), false),
+            b'>' => (None, false),
+            b'=' => (Some(St::BeforeValue), false),
+            _ => (Some(St::Name), false),
+        },
+        St::BeforeValue => match b {
+            _ if ws => (Some(St::BeforeValue), false),
+            b'"' => (Some(St::DoubleQuoted), false),
+            b'\'' => (Some(St::SingleQuoted), false),
+            b'>' => (None, false),
+            _ => (Some(St::Unquoted), false),
+        },
+        St::DoubleQuoted => match b {
+            b'"' => (Some(St::AfterQuoted), false),
+            _ => (Some(St::DoubleQuoted), false),
+        },
+        St::SingleQuoted => match b {
+            b'\'' => (Some(St::AfterQuoted), false),
+            _ => (Some(St::SingleQuoted), false),
+        },
+        St::Unquoted => match b {
+            _ if ws => (Some(St::BeforeName), false),
+            b'>' => (None, false),
+            _ => (Some(St::Unquoted), false),
+        },
+        // Anything else is reconsumed in the before-name state, where it
+        // starts an attribute.
+        St::AfterQuoted | St::SelfClosing => match b {
+            _ if ws && matches!(state, St::AfterQuoted) => (Some(St::BeforeName), false),
+            b'/' if matches!(state, St::AfterQuoted) => (Some(St::SelfClosing), false),
+            b'>' => (None, false),
+            _ => step(St::BeforeName, b),
+        },
+    }
+}
+
+/// The live hypotheses: per state, the largest attribute count of any
+/// hypothesis in it.
+#[derive(Clone, Copy, Default)]
+struct Live([Option<u32>; STATES]);
+
+impl Live {
+    fn is_empty(&self) -> bool {
+        self.0.iter().all(Option::is_none)
+    }
+
+    /// Only hypotheses waiting for a closing quote are live.
+    fn only_quoted(&self) -> bool {
+        self.0
+            .iter()
+            .zip(St::ALL)
+            .all(|(c, s)| c.is_none() || matches!(s, St::DoubleQuoted | St::SingleQuoted))
+    }
+
+    fn merge(&mut self, s: St, count: u32) {
+        let slot = &mut self.0[s as usize];
+        *slot = Some(slot.map_or(count, |c| c.max(count)));
+    }
+
+    /// Whether byte `b` would start attribute number `MAX_ATTRIBUTES + 1`
+    /// in some hypothesis.
+    fn would_overflow(&self, b: u8) -> bool {
+        self.0.iter().zip(St::ALL).any(|(c, s)| {
+            c.is_some_and(|c| c >= MAX_ATTRIBUTES) && {
+                let (_, starts) = step(s, b);
+                starts
+            }
+        })
+    }
+
+    fn advance(&mut self, b: u8) {
+        let mut next = Live::default();
+        for (c, s) in self.0.iter().zip(St::ALL) {
+            if let Some(c) = *c {
+                if let (Some(n), starts) = step(s, b) {
+                    next.merge(n, c + u32::from(starts));
+                }
+            }
+        }
+        *self = next;
+    }
+}
+
+/// `html` with a `>` inserted wherever a tag would otherwise get more than
+/// [`MAX_ATTRIBUTES`] attributes; borrowed when nothing is inserted (real
+/// pages).
+pub fn bound_attributes(html: &str) -> Cow<'_, str> {
+    let bytes = html.as_bytes();
+    let mut live = Live::default();
+    let mut inserts: Vec<usize> = Vec::new();
+    // The letter after a `<` or `</`: a tag may open there.
+    let mut opens: Option<usize> = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        // Fast paths: with nothing live, only a `<` matters; with only
+        // quoted values live, only `<` and quotes do.
+        if opens.is_none() {
+            let skip = if live.is_empty() {
+                bytes[i..].iter().position(|&b| b == b'<')
+            } else if live.only_quoted() {
+                bytes[i..]
+                    .iter()
+                    .position(|&b| matches!(b, b'<' | b'"' | b'\''))
+            } else {
+                Some(0)
+            };
+            match skip {
+                Some(k) => i += k,
+                None => break,
+            }
+        }
+        let b = bytes[i];
+        if live.would_overflow(b) {
+            inserts.push(i);
+            live.advance(b'>');
+        }
+        live.advance(b);
+        if opens == Some(i) {
+            // Whatever the state really is, a tag may have opened here.
+            live.merge(St::TagName, 0);
+            opens = None;
+        } else if b == b'<' {
+            let j = if bytes.get(i + 1) == Some(&b'/') {
+                i + 2
+            } else {
+                i + 1
+            };
+            if bytes.get(j).is_some_and(u8::is_ascii_alphabetic) {
+                opens = Some(j);
+            }
+        }
+        i += 1;
+    }
+    if inserts.is_empty() {
+        return Cow::Borrowed(html);
+    }
+    let mut out = String::with_capacity(html.len() + inserts.len());
+    let mut from = 0;
+    for at in inserts {
+        // OK because every insertion point is the first byte of a
+        // character: attributes start at a byte after ASCII whitespace,
+        // `/`, `"` or `'`, never inside a multi-byte character.
+        out.push_str(&html[from..at]);
+        out.push('>');
+        from = at;
+    }
+    out.push_str(&html[from..]);
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn attrs(n: u32) -> String {
+        (0..n).map(|i| format!(" a{i}")).collect()
+    }
+
+    /// Counts the attributes html5ever's tokenizer gives each start tag.
+    fn tokenized_max(html: &str) -> usize {
+        use html5ever::tokenizer::{
+            BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer,
+        };
+        use std::cell::Cell;
+        struct Max(Cell<usize>);
+        impl TokenSink for Max {
+            type Handle = ();
+            fn process_token(&self, t: Token, _: u64) -> TokenSinkResult<()> {
+                if let Token::TagToken(Tag { kind, attrs, .. }) = t {
+                    let _ = kind == TagKind::StartTag;
+                    self.0.set(self.0.get().max(attrs.len()));
+                }
+                TokenSinkResult::Continue
+            }
+        }
+        let tok = Tokenizer::new(Max(Cell::new(0)), Default::default());
+        let q = BufferQueue::default();
+        q.push_back(html.into());
+        let _ = tok.feed(&q);
+        tok.end();
+        tok.sink.0.get()
+    }
+
+    #[test]
+    fn real_tags_are_untouched() {
+        for html in [
+            "<p class=\"a b c d e f g h i j k l m n o p q r s t u v w x y z\">x</p>",
+            &format!("<div{}>x</div>", attrs(MAX_ATTRIBUTES)),
+            "<a href='x\"y' title=\"a>b\">t</a><!-- <b a b c --> <img src=x alt=\"<i\">",
+            "<script>if (a<b && c>d) x = '<a x=\"';</script><b>text</b>",
+        ] {
+            assert_eq!(bound_attributes(html), html);
+        }
+    }
+
+    #[test]
+    fn a_tag_keeps_at_most_the_bound() {
+        let html = format!("<div{}>text</div>", attrs(10_000));
+        let out = bound_attributes(&html);
+        assert_eq!(tokenized_max(&out), MAX_ATTRIBUTES as usize);
+        assert!(out.ends_with("text</div>"));
+    }
+
+    /// Whatever state the tokenizer is really in, no tag it sees gets
+    /// more than the bound: a quote the scanner might take for the start
+    /// of a value (in a comment, a script, a title) hides nothing.
+    #[test]
+    fn no_context_hides_a_tag_from_the_bound() {
+        let many = attrs(5_000);
+        for prefix in [
+            "<!-- <a x=\" -->",
+            "<script>var s = '<a x=\"';</script>",
+            "<title><a x=\"</title>",
+            "<textarea><a x='</textarea>",
+            "<svg><style><a x=\"</style></svg>",
+            "<p title=\"<b\" class='<i'>",
+            "<a b=\"c\"d=e f='g'/h>",
+            "</p",
+        ] {
+            for form in [
+                format!("<b{many}>x"),
+                format!("</b{many}>x"),
+                format!("<b/{}>", many.replace(' ', "/")),
+            ] {
+                let html = format!("{prefix}{form}\"'");
+                let out = bound_attributes(&html);
+                assert!(
+                    tokenized_max(&out) <= MAX_ATTRIBUTES as usize,
+                    "{prefix}: {}",
+                    tokenized_max(&out)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn insertion_respects_character_boundaries() {
+        let html = format!(
+            "<i{}>é",
+            (0..100).map(|i| format!(" é{i}")).collect::<String>()
+        );
+        let out = bound_attributes(&html);
+        assert!(out.len() > html.len());
+        assert!(out.ends_with('é'));
+    }
+}
