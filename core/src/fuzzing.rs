@@ -259,3 +259,19 @@ pub fn search_response(data: &[u8]) {
     );
     assert!(text.starts_with("{\"query\":\"q\",\"results\":["));
 }
+
+/// The rows the extraction's selection models are trained on, for
+/// `core/examples/extract_training.rs`: per candidate root (features,
+/// plain text), per unit of the chosen root (features, text), and the
+/// page's features.
+#[allow(clippy::type_complexity)]
+pub fn extraction_training_rows(
+    html: &str,
+    base: &url::Url,
+) -> (Vec<(Vec<f64>, String)>, Vec<(Vec<f64>, String)>, Vec<f64>) {
+    let r = crate::extract::training_rows(html, base);
+    (r.candidates, r.units, r.page)
+}
+
+/// The names of those rows' features (candidates, units, page).
+pub const EXTRACTION_FEATURE_NAMES: [&[&str]; 3] = crate::extract::FEATURE_NAMES;

@@ -7,7 +7,7 @@ use std::cell::Cell;
 use html5ever::tendril::StrTendril;
 use html5ever::{local_name, LocalName};
 
-use super::article::ClassFlags;
+use super::signals::ClassFlags;
 use super::sink;
 
 /// Node index in document order; 0 is the document.
@@ -155,7 +155,6 @@ fn is_junk_tag(t: &LocalName) -> bool {
         *t,
         local_name!("script")
             | local_name!("style")
-            | local_name!("noscript")
             | local_name!("template")
             | local_name!("svg")
             | local_name!("math")
@@ -272,15 +271,17 @@ impl Doc {
         let mut body = None;
         let mut title = String::new();
         // Document order: parents come before children, so one forward
-        // pass inherits junk and finds the body and the title.
+        // pass inherits junk and finds the body and the title. Hidden
+        // elements are decided after the first sums (below).
+        let mut hidden = Vec::new();
         for id in 0..nodes.len() {
             let parent = nodes[id].parent;
             let inherited = parent != NONE && nodes[parent as usize].junk;
             let n = &nodes[id];
-            let own = match &n.kind {
-                Kind::Element(name) => is_junk_tag(name) || is_hidden(&n.attrs),
-                _ => false,
-            };
+            let own = matches!(&n.kind, Kind::Element(name) if is_junk_tag(name));
+            if matches!(n.kind, Kind::Element(_)) && !inherited && !own && is_hidden(&n.attrs) {
+                hidden.push(id);
+            }
             if body.is_none() && n.tag() == Some("body") {
                 body = Some(id);
             }
@@ -289,8 +290,37 @@ impl Doc {
             }
             nodes[id].junk = inherited || own;
         }
-        sum_stats(&mut nodes);
+        let mut own = Vec::new();
+        sum_stats(&mut nodes, &mut own);
+        // Hidden content is dropped, unless it is the page: a container
+        // that streaming renderers fill in by script (`<div hidden
+        // id="S:0">`, React's convention), or a hidden wrapper holding
+        // half the page's text (shown by script once styles load).
+        let all_text = body.map_or(0, |b| nodes[b].text_len);
+        let mut hid_any = false;
+        for &id in &hidden {
+            let n = &nodes[id];
+            let streamed = n.attr("hidden").is_some()
+                && n.attr("id").is_some_and(|i| {
+                    i.strip_prefix("S:")
+                        .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+                });
+            if !(streamed || n.text_len * 2 >= all_text.max(1)) {
+                nodes[id].junk = true;
+                hid_any = true;
+            }
+        }
+        if hid_any {
+            for id in 1..nodes.len() {
+                let parent = nodes[id].parent as usize;
+                if nodes[parent].junk {
+                    nodes[id].junk = true;
+                }
+            }
+            sum_stats(&mut nodes, &mut own);
+        }
         // A form is a search box, a login, a newsletter signup: dropped.
+        // (And short `<noscript>` notices, below.)
         // Unless it holds the page (ASP.NET wraps whole pages in one form),
         // which its share of the page's text shows (four fifths or more),
         // or its amount of text outside links (a page's menus can make most
@@ -306,17 +336,21 @@ impl Doc {
                 continue;
             }
             let n = &nodes[id];
-            if n.tag() == Some("form")
-                && !n.junk
+            let form = n.tag() == Some("form")
                 && n.text_len * 5 < page_text * 4
-                && n.text_len.saturating_sub(n.link_len) < FORM_KEEP_TEXT
-            {
+                && n.text_len.saturating_sub(n.link_len) < FORM_KEEP_TEXT;
+            // `<noscript>` is read as markup, as a reader without scripts
+            // sees it: some pages (Discourse threads) carry their whole
+            // content there. A short one is a "turn on JavaScript" notice
+            // or a tracking pixel, and is dropped.
+            let notice = n.tag() == Some("noscript") && n.text_len < NOSCRIPT_KEEP_TEXT;
+            if !n.junk && (form || notice) {
                 nodes[id].junk = true;
                 dropped_any = true;
             }
         }
         if dropped_any {
-            sum_stats(&mut nodes);
+            sum_stats(&mut nodes, &mut own);
         }
         Doc {
             body: body.unwrap_or(0),
@@ -330,6 +364,11 @@ impl Doc {
     /// Whether an ancestor of `id` is a `<blockquote>`.
     pub fn in_blockquote(&self, id: Id) -> bool {
         self.marks[id] & IN_BLOCKQUOTE != 0
+    }
+
+    /// Whether an ancestor of `id` is `<main>` or `<article>`.
+    pub fn in_main(&self, id: Id) -> bool {
+        self.marks[id] & (IN_ARTICLE | IN_MAIN) != 0
     }
 
     /// Whether `id` is a heading or holds one.
@@ -395,6 +434,7 @@ const IN_BLOCKQUOTE: u8 = 1;
 const IN_ARTICLE: u8 = 2;
 const HOLDS_HEADING: u8 = 4;
 const NESTED_ARTICLE: u8 = 8;
+const IN_MAIN: u8 = 16;
 
 /// Per node, in three linear passes instead of a walk per question: what
 /// its ancestors are (forward, parents first), whether it holds a heading
@@ -406,7 +446,10 @@ fn marks(nodes: &[Node]) -> Vec<u8> {
     for id in 1..nodes.len() {
         let p = nodes[id].parent as usize;
         let (pm, ptag) = (marks[p], nodes[p].tag());
-        let mut m = pm & (IN_BLOCKQUOTE | IN_ARTICLE);
+        let mut m = pm & (IN_BLOCKQUOTE | IN_ARTICLE | IN_MAIN);
+        if ptag == Some("main") {
+            m |= IN_MAIN;
+        }
         if ptag == Some("blockquote") {
             m |= IN_BLOCKQUOTE;
         }
@@ -436,25 +479,43 @@ fn marks(nodes: &[Node]) -> Vec<u8> {
     marks
 }
 
+/// A `<noscript>` with less text than this is a notice, not content.
+const NOSCRIPT_KEEP_TEXT: usize = 200;
+
 /// A form with this much text outside links (or more) is taken to wrap
 /// the page.
 const FORM_KEEP_TEXT: usize = 1000;
 
 /// Text, link text and commas, summed bottom-up over the non-junk nodes:
 /// in document order every child comes after its parent, so one
-/// backwards pass adds each node's figures to its parent's.
-fn sum_stats(nodes: &mut [Node]) {
-    for n in nodes.iter_mut() {
-        let (t, c) = match (&n.kind, n.junk) {
-            (Kind::Text(t), false) => text_stats(t),
-            _ => (0, 0),
+/// backwards pass adds each node's figures to its parent's. A text
+/// node's own figures are read from its text once (`own`, kept between
+/// passes: the sums are redone when junk changes).
+fn sum_stats(nodes: &mut [Node], own: &mut Vec<(u32, u32)>) {
+    if own.len() != nodes.len() {
+        *own = nodes
+            .iter()
+            .map(|n| match &n.kind {
+                // Junk only grows between passes: a text junk now (a
+                // script's) never counts.
+                Kind::Text(t) if !n.junk => {
+                    let (len, commas) = text_stats(t);
+                    (len as u32, commas as u32)
+                }
+                _ => (0, 0),
+            })
+            .collect();
+    }
+    for (n, &(t, c)) in nodes.iter_mut().zip(own.iter()) {
+        (n.text_len, n.link_len, n.commas) = if n.junk {
+            (0, 0, 0)
+        } else {
+            (t as usize, 0, c as usize)
         };
-        (n.text_len, n.link_len, n.commas) = (t, 0, c);
     }
     for id in (1..nodes.len()).rev() {
         let n = &mut nodes[id];
         if n.junk {
-            (n.text_len, n.link_len, n.commas) = (0, 0, 0);
             continue;
         }
         if n.tag() == Some("a") {
@@ -466,11 +527,6 @@ fn sum_stats(nodes: &mut [Node]) {
             parent.text_len += t;
             parent.link_len += l;
             parent.commas += c;
-        }
-    }
-    if let Some(root) = nodes.first_mut() {
-        if root.tag() == Some("a") {
-            root.link_len = root.text_len;
         }
     }
 }
@@ -523,7 +579,7 @@ mod tests {
             for (f, d) in fresh.iter_mut().zip(&doc.nodes) {
                 f.junk = d.junk;
             }
-            sum_stats(&mut fresh);
+            sum_stats(&mut fresh, &mut Vec::new());
             for (i, (f, d)) in fresh.iter().zip(&doc.nodes).enumerate() {
                 assert_eq!(
                     (f.text_len, f.link_len, f.commas),

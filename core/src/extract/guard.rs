@@ -119,47 +119,119 @@ fn step(state: St, b: u8) -> (Option<St>, bool) {
     }
 }
 
+/// The bytes [`step`] tells apart: whitespace, `/`, `>`, `=`, `"`, `'`,
+/// and any other.
+const CLASSES: [u8; 7] = [b' ', b'/', b'>', b'=', b'"', b'\'', b'x'];
+
+fn class(b: u8) -> usize {
+    match b {
+        b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' => 0,
+        b'/' => 1,
+        b'>' => 2,
+        b'=' => 3,
+        b'"' => 4,
+        b'\'' => 5,
+        _ => 6,
+    }
+}
+
+/// No next state: the tag ended.
+const DEAD: u8 = u8::MAX;
+
+/// [`step`] as a table, per state and byte class (the state machine is
+/// written once, in `step`; this is its every answer).
+static TABLE: std::sync::LazyLock<[[(u8, bool); 7]; STATES]> = std::sync::LazyLock::new(|| {
+    let mut t = [[(DEAD, false); 7]; STATES];
+    for (i, &s) in St::ALL.iter().enumerate() {
+        for (k, &b) in CLASSES.iter().enumerate() {
+            let (n, starts) = step(s, b);
+            t[i][k] = (n.map_or(DEAD, |n| n as u8), starts);
+        }
+    }
+    t
+});
+
 /// The live hypotheses: per state, the largest attribute count of any
-/// hypothesis in it.
+/// hypothesis in it, and a mask of the states that hold one.
 #[derive(Clone, Copy, Default)]
-struct Live([Option<u32>; STATES]);
+struct Live {
+    mask: u16,
+    count: [u32; STATES],
+}
+
+/// Bytes that may change a hypothesis in a name or an unquoted value.
+fn special(b: u8) -> bool {
+    matches!(
+        b,
+        b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>' | b'=' | b'"' | b'\'' | b'<'
+    )
+}
 
 impl Live {
     fn is_empty(&self) -> bool {
-        self.0.iter().all(Option::is_none)
+        self.mask == 0
     }
 
     /// Only hypotheses waiting for a closing quote are live.
     fn only_quoted(&self) -> bool {
-        self.0
-            .iter()
-            .zip(St::ALL)
-            .all(|(c, s)| c.is_none() || matches!(s, St::DoubleQuoted | St::SingleQuoted))
+        let quoted = (1 << St::DoubleQuoted as u16) | (1 << St::SingleQuoted as u16);
+        self.mask & !quoted == 0
+    }
+
+    /// Only hypotheses inside a name or an unquoted value are live: until
+    /// a [`special`] byte, nothing changes.
+    fn only_in_words(&self) -> bool {
+        let words = (1 << St::TagName as u16) | (1 << St::Name as u16) | (1 << St::Unquoted as u16);
+        self.mask & !words == 0
     }
 
     fn merge(&mut self, s: St, count: u32) {
-        let slot = &mut self.0[s as usize];
-        *slot = Some(slot.map_or(count, |c| c.max(count)));
+        let bit = 1 << s as u16;
+        let slot = &mut self.count[s as usize];
+        *slot = if self.mask & bit == 0 {
+            count
+        } else {
+            (*slot).max(count)
+        };
+        self.mask |= bit;
+    }
+
+    /// The live states (as indexes) and their counts, by set bits.
+    fn live(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
+        let mut m = self.mask;
+        std::iter::from_fn(move || {
+            (m != 0).then(|| {
+                let s = m.trailing_zeros() as usize;
+                m &= m - 1;
+                (s, self.count[s])
+            })
+        })
     }
 
     /// Whether byte `b` would start attribute number `MAX_ATTRIBUTES + 1`
     /// in some hypothesis.
     fn would_overflow(&self, b: u8) -> bool {
-        self.0.iter().zip(St::ALL).any(|(c, s)| {
-            c.is_some_and(|c| c >= MAX_ATTRIBUTES) && {
-                let (_, starts) = step(s, b);
-                starts
-            }
-        })
+        self.live()
+            .any(|(s, c)| c >= MAX_ATTRIBUTES && TABLE[s][class(b)].1)
     }
 
     fn advance(&mut self, b: u8) {
+        // The usual case inside a tag: one hypothesis, one table look-up.
+        if self.mask.count_ones() == 1 {
+            let s = self.mask.trailing_zeros() as usize;
+            let (n, starts) = TABLE[s][class(b)];
+            let c = self.count[s] + u32::from(starts);
+            *self = Live::default();
+            if n != DEAD {
+                self.merge(St::ALL[usize::from(n)], c);
+            }
+            return;
+        }
         let mut next = Live::default();
-        for (c, s) in self.0.iter().zip(St::ALL) {
-            if let Some(c) = *c {
-                if let (Some(n), starts) = step(s, b) {
-                    next.merge(n, c + u32::from(starts));
-                }
+        for (s, c) in self.live() {
+            let (n, starts) = TABLE[s][class(b)];
+            if n != DEAD {
+                next.merge(St::ALL[usize::from(n)], c + u32::from(starts));
             }
         }
         *self = next;
@@ -181,7 +253,14 @@ pub fn bound_attributes(html: &str) -> Cow<'_, str> {
         // quoted values live, only `<` and quotes do.
         if opens.is_none() {
             let skip = if live.is_empty() {
-                bytes[i..].iter().position(|&b| b == b'<')
+                // Continuation bytes are never `<`: skip to a character
+                // boundary, where `str::find` of one byte is a memchr.
+                while !html.is_char_boundary(i) {
+                    i += 1;
+                }
+                html[i..].find('<')
+            } else if live.only_in_words() {
+                bytes[i..].iter().position(|&b| special(b))
             } else if live.only_quoted() {
                 bytes[i..]
                     .iter()

@@ -8,10 +8,16 @@
 //! **Architecture Invariant:** every walk over the tree is iterative; a
 //! page nested 100,000 levels deep cannot overflow the stack.
 
-mod article;
 mod dom;
+mod features;
 mod guard;
+mod model;
+mod model_data;
+mod prune;
+mod readability;
 mod render;
+mod select;
+mod signals;
 mod sink;
 
 use url::Url;
@@ -51,30 +57,44 @@ pub struct Page {
     pub truncated: bool,
 }
 
-/// [`render_page_as`], with the page's title.
+/// [`render_page_as`], with the page's title. `base` is the page's URL:
+/// links resolve against it, and the words of its path are one of the
+/// page-type signals.
 pub fn extract_page(html: &str, base: &Url, raw: bool, style: Style) -> Page {
     let doc = dom::Doc::parse(html);
     let title = (!doc.title.trim().is_empty()).then(|| doc.title.trim().to_string());
+    let page = |r: render::Rendered, extraction| Page {
+        text: r.text,
+        extraction,
+        title: title.clone(),
+        truncated: r.truncated,
+    };
+    let body = doc.body();
     if !raw {
-        let roots = article::select(&doc);
-        let pruner = article::Pruner::new(&doc);
-        let r = render::render(&doc, &roots, base, style, Some(&pruner));
+        let rules = prune::Pruner::new(&doc);
+        let r = match select::choose(&doc, base, &rules) {
+            select::Choice::Article(root) => {
+                render::render(&doc, &[root], base, style, Some(&|id| rules.drops(id)))
+            }
+            select::Choice::Other { root, dropped } => {
+                render::render(&doc, &[root], base, style, Some(&|id| dropped[id]))
+            }
+        };
         if r.text.trim().len() >= MIN_ARTICLE_BYTES {
-            return Page {
-                text: r.text,
-                extraction: Extraction::Readability,
-                title,
-                truncated: r.truncated,
-            };
+            return page(r, Extraction::Readability);
+        }
+        // Too little to trust: the document instead, but not its
+        // navigation, site header, footer and asides, when enough is left.
+        let boxes = |id| signals::is_box(&doc, id);
+        let r = render::render(&doc, &[body], base, style, Some(&boxes));
+        if r.text.trim().len() >= MIN_ARTICLE_BYTES {
+            return page(r, Extraction::RawHtml);
         }
     }
-    let r = render::render(&doc, &[doc.body()], base, style, None);
-    Page {
-        text: r.text,
-        extraction: Extraction::RawHtml,
-        title,
-        truncated: r.truncated,
-    }
+    page(
+        render::render(&doc, &[body], base, style, None),
+        Extraction::RawHtml,
+    )
 }
 
 /// The deepest element the parsed tree keeps (see `sink`).
@@ -110,4 +130,54 @@ pub(crate) fn parse_spent(html: &str) -> (usize, u64, usize, u64, bool) {
 /// Parses into the flat view only; the node count.
 pub(crate) fn parse_only(html: &str) -> usize {
     dom::Doc::parse(html).nodes.len()
+}
+
+/// The rows the selection models are trained on (see `bench/train/`):
+/// per candidate root its features and plain text; per unit of the
+/// model's root its features and text; the page's features.
+pub(crate) fn training_rows(html: &str, base: &Url) -> TrainingRows {
+    let doc = dom::Doc::parse(html);
+    let f = features::Figures::of(&doc);
+    let candidates = features::candidates(&doc, &f)
+        .into_iter()
+        .map(|(id, x)| {
+            let text = render::render(&doc, &[id], base, Style::Plain, None).text;
+            (x.to_vec(), text)
+        })
+        .collect();
+    let root = select::root(&doc, &f);
+    let rules = prune::Pruner::new(&doc);
+    let mut rows = Vec::new();
+    features::units(&doc, root, &rules, |u| rows.push((u.id, u.x.to_vec())));
+    let mut texts: std::collections::HashMap<dom::Id, String> = Default::default();
+    features::text_units(&doc, root, |t, u| {
+        if let dom::Kind::Text(s) = &doc.nodes[t].kind {
+            let text = texts.entry(u).or_default();
+            text.push_str(s);
+            text.push(' ');
+        }
+    });
+    let units = rows
+        .into_iter()
+        .map(|(id, x)| (x, texts.remove(&id).unwrap_or_default()))
+        .collect();
+    TrainingRows {
+        candidates,
+        units,
+        page: features::page(&doc, &f, base, root).to_vec(),
+    }
+}
+
+/// The names of the features of candidates, units and pages, in order.
+pub(crate) const FEATURE_NAMES: [&[&str]; 3] = [
+    &features::CANDIDATE_FEATURES,
+    &features::UNIT_FEATURES,
+    &features::PAGE_FEATURES,
+];
+
+/// See [`training_rows`].
+pub(crate) struct TrainingRows {
+    pub candidates: Vec<(Vec<f64>, String)>,
+    pub units: Vec<(Vec<f64>, String)>,
+    pub page: Vec<f64>,
 }

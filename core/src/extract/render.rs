@@ -23,8 +23,8 @@
 
 use url::Url;
 
-use super::article::{is_block, Pruner};
 use super::dom::{Doc, Id, Kind};
+use super::signals::is_block;
 
 /// Markdown (the tool's output) or plain text (no syntax, no link targets).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -203,15 +203,11 @@ fn link_target(base: &Url, href: &str) -> Option<String> {
     ok.then(|| u.to_string())
 }
 
-/// Renders `roots` (in order) as one text. With a pruner, boilerplate
-/// inside them is dropped as well.
-pub fn render(
-    doc: &Doc,
-    roots: &[Id],
-    base: &Url,
-    style: Style,
-    pruner: Option<&Pruner>,
-) -> Rendered {
+/// Which nodes to leave out (with everything below them).
+pub type Drops<'a> = Option<&'a dyn Fn(Id) -> bool>;
+
+/// Renders `roots` (in order) as one text, leaving out what `drops` says.
+pub fn render(doc: &Doc, roots: &[Id], base: &Url, style: Style, drops: Drops) -> Rendered {
     let mut r = Renderer {
         doc,
         base,
@@ -228,7 +224,7 @@ pub fn render(
         },
     };
     for &root in roots {
-        r.walk(root, pruner);
+        r.walk(root, drops);
     }
     let mut out = std::mem::take(&mut r.frames[0].buf.out);
     // Frames left open (cannot happen: every entered element is exited)
@@ -268,12 +264,18 @@ impl Renderer<'_> {
         &mut self.frames.last_mut().expect("root frame").buf
     }
 
+    fn in_link(&self) -> bool {
+        self.frames
+            .iter()
+            .any(|f| matches!(f.kind, FrameKind::Link(_)))
+    }
+
     fn in_pre(&self) -> bool {
         self.frames.iter().any(|f| matches!(f.kind, FrameKind::Pre))
     }
 
     /// The subtree at `root`, in document order.
-    fn walk(&mut self, root: Id, pruner: Option<&Pruner>) {
+    fn walk(&mut self, root: Id, drops: Drops) {
         let doc = self.doc;
         let end = doc.end(root);
         let mut open: Vec<(Id, Opened)> = Vec::new();
@@ -290,7 +292,7 @@ impl Renderer<'_> {
                 break;
             }
             let node = &doc.nodes[id];
-            if node.junk || pruner.is_some_and(|p| p.drops(id)) {
+            if node.junk || drops.is_some_and(|d| d(id)) {
                 id = doc.end(id);
                 continue;
             }
@@ -365,7 +367,9 @@ impl Renderer<'_> {
             "strong" | "b" if !pre => Some(FrameKind::Wrap("**")),
             "em" | "i" if !pre => Some(FrameKind::Wrap("*")),
             "code" | "kbd" | "samp" | "tt" if !pre => Some(FrameKind::Wrap("`")),
-            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
+            // A heading inside a link (a tile's title) is the link's text:
+            // markdown has no heading inside a link.
+            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" if !self.in_link() => {
                 Some(FrameKind::Heading(usize::from(tag.as_bytes()[1] - b'0')))
             }
             "blockquote" => Some(FrameKind::Quote),

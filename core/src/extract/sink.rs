@@ -428,9 +428,14 @@ impl TreeSink for FlatSink {
     }
 
     fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> Handle {
+        // A `<meta>` keeps what it says (`og:type`, a description).
+        let meta = name.local == local_name!("meta");
         let attrs: Box<[(LocalName, StrTendril)]> = attrs
             .into_iter()
-            .filter(|a| kept_attribute(&a.name.local))
+            .filter(|a| {
+                kept_attribute(&a.name.local)
+                    || (meta && matches!(&*a.name.local, "property" | "name" | "content"))
+            })
             .map(|a| (a.name.local, a.value))
             .collect();
         let id = self.push(Node::new(Kind::Element(name.local.clone()), attrs));
@@ -639,7 +644,7 @@ impl Filter {
                         return r;
                     }
                 }
-                if super::article::is_block(&tag.name) || tag.name == local_name!("br") {
+                if super::signals::is_block(&tag.name) || tag.name == local_name!("br") {
                     tail.separate();
                 }
                 TokenSinkResult::Continue

@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+"""Trains extraction's three selection models and writes them, as plain
+data, to core/src/extract/model_data.rs (see that file and
+core/src/extract/select.rs for what each decides).
+
+Run from the workspace root, in a virtualenv with bench/train/requirements.txt:
+
+    python3 bench/train/train.py
+
+It runs `cargo run --release -p webgate --example extract_training` twice
+(the rows of units and pages depend on the root model, so the root model
+is trained first and compiled in), labels every row against the reference
+texts of ../shared/data (the WCXB development split and the
+article-extraction benchmark), fits LightGBM trees, prints five-fold
+cross-validated figures (folds by page, so no page is scored by a model
+that saw it), and writes the file. Deterministic: one thread, fixed seeds.
+"""
+import collections
+import gzip
+import json
+import os
+import re
+import subprocess
+import sys
+
+import lightgbm as lgb
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SHARED = os.path.join(ROOT, "..", "shared", "data")
+OUT = os.path.join(ROOT, "target", "extract-training")
+MODEL = os.path.join(ROOT, "core", "src", "extract", "model_data.rs")
+
+PARAMS = dict(learning_rate=0.05, verbose=-1, n_jobs=1, deterministic=True, seed=7)
+ROOT_TREES, PAGE_TREES, UNIT_TREES = 200, 150, 200
+ARTICLE, KEEP = 0.7, 0.4  # the thresholds of select.rs
+
+
+def tokens(t):
+    return re.findall(r"\w+", (t or "").lower())
+
+
+def truths():
+    out = {}
+    with gzip.open(os.path.join(SHARED, "wcxb-dev", "ground-truth.jsonl.gz"), "rt", encoding="utf-8") as f:
+        for line in f:
+            d = json.loads(line)
+            out[d["id"]] = d["main_content"]
+    with open(os.path.join(SHARED, "article-extraction-benchmark", "ground-truth.json"), encoding="utf-8") as f:
+        for k, v in json.load(f).items():
+            out["n" + k] = v.get("articleBody", "")
+    return out
+
+
+def dump():
+    subprocess.run(
+        ["cargo", "run", "--release", "-q", "-p", "webgate", "--example", "extract_training", "--", OUT],
+        cwd=ROOT, check=True)
+
+
+def read(name, with_text):
+    rows = []
+    with open(os.path.join(OUT, name), encoding="utf-8") as f:
+        for line in f:
+            parts = line.rstrip("\n").split("\t")
+            x = [float(v) for v in parts[2].split(",")]
+            rows.append((parts[0], parts[1], x, parts[3] if with_text and len(parts) > 3 else ""))
+    return rows
+
+
+def word_f1(pred, ref):
+    if not ref:
+        return 1.0 if not pred else 0.0
+    if not pred:
+        return 0.0
+    ov = sum((pred & ref).values())
+    p, r = ov / sum(pred.values()), ov / sum(ref.values())
+    return 2 * p * r / (p + r) if p + r else 0.0
+
+
+def folds(ids):
+    pages = sorted(set(ids))
+    perm = np.random.RandomState(0).permutation(len(pages))
+    fold = {pages[i]: k % 5 for k, i in enumerate(perm)}
+    return np.array([fold[p] for p in ids])
+
+
+def report(name, by_type):
+    allv = [v for vs in by_type.values() for v in vs]
+    print(f"{name}: overall {np.mean(allv):.3f}  " +
+          "  ".join(f"{k} {np.mean(v):.3f}" for k, v in sorted(by_type.items())))
+
+
+def grouped(pid):
+    groups, last = [], None
+    for p in pid:
+        if p != last:
+            groups.append(0)
+            last = p
+        groups[-1] += 1
+    return groups
+
+
+def fit_ranker(X, y, pid, trees):
+    # News pages count twice: they are few, and their benchmark is strict.
+    dup = np.array([p.startswith("n") for p in pid])
+    X = np.concatenate([X, X[dup]])
+    y = np.concatenate([y, y[dup]])
+    pid = np.concatenate([pid, np.array(["dup" + p for p in pid[dup]])])
+    order = np.argsort(pid, kind="stable")
+    m = lgb.LGBMRanker(n_estimators=trees, num_leaves=8, min_child_samples=20, **PARAMS)
+    m.fit(X[order], np.clip((y[order] * 10).astype(int), 0, 10), group=grouped(pid[order]))
+    return m
+
+
+def train_root(truth):
+    rows = read("candidates.tsv", True)
+    pid = np.array([r[0] for r in rows])
+    ptype = np.array([r[1] for r in rows])
+    X = np.array([r[2] for r in rows])
+    bags = {p: collections.Counter(tokens(t)) for p, t in truth.items()}
+    y = np.array([word_f1(collections.Counter(tokens(r[3])), bags[r[0]]) for r in rows])
+    fo = folds(pid)
+    pred = np.zeros(len(y))
+    for k in range(5):
+        m = fit_ranker(X[fo != k], y[fo != k], pid[fo != k], ROOT_TREES)
+        pred[fo == k] = m.predict(X[fo == k])
+    by, oracle = collections.defaultdict(list), collections.defaultdict(list)
+    for p in sorted(set(pid)):
+        idx = np.where(pid == p)[0]
+        by[ptype[idx[0]]].append(y[idx[np.argmax(pred[idx])]])
+        oracle[ptype[idx[0]]].append(y[idx].max())
+    report("root, best candidate (raw text)", oracle)
+    report("root, cross-validated choice (raw text)", by)
+    return fit_ranker(X, y, pid, ROOT_TREES), X
+
+
+def train_page():
+    rows = read("pages.tsv", False)
+    ptype = np.array([r[1] for r in rows])
+    X = np.array([r[2] for r in rows])
+    y = np.isin(ptype, ["article", "news"]).astype(int)
+    fo = folds(np.array([r[0] for r in rows]))
+    prob = np.zeros(len(y))
+    make = lambda: lgb.LGBMClassifier(n_estimators=PAGE_TREES, num_leaves=8, min_child_samples=20, **PARAMS)
+    for k in range(5):
+        m = make().fit(X[fo != k], y[fo != k])
+        prob[fo == k] = m.predict_proba(X[fo == k])[:, 1]
+    called = prob >= ARTICLE
+    print(f"page type, cross-validated: {np.mean(called == y.astype(bool)):.3f} right; called article: " +
+          "  ".join(f"{t} {np.mean(called[ptype == t]):.2f}" for t in sorted(set(ptype))))
+    return make().fit(X, y), X, {r[0]: p for r, p in zip(rows, prob)}
+
+
+def grams(t, n=3):
+    return set(tuple(t[i:i + n]) for i in range(max(1, len(t) - n + 1)))
+
+
+def train_unit(truth, page_prob):
+    rows = read("units.tsv", True)
+    pid = np.array([r[0] for r in rows])
+    ptype = np.array([r[1] for r in rows])
+    X = np.array([r[2] for r in rows])
+    toks = [tokens(r[3]) for r in rows]
+    tg = {p: grams(tokens(t)) for p, t in truth.items()}
+    tn = {p: " " + " ".join(tokens(t)) + " " for p, t in truth.items()}
+
+    # A unit belongs to the content when its word triples (or, under
+    # three words, its words in a row) are in the reference text.
+    def label(t, p):
+        if not t:
+            return 0.0
+        if len(t) < 3:
+            return float(" " + " ".join(t) + " " in tn[p])
+        g = grams(t)
+        return sum(1 for x in g if x in tg[p]) / len(g)
+
+    y = np.array([label(t, p) for t, p in zip(toks, pid)]) >= 0.5
+    w = np.log1p([max(1, len(t)) for t in toks]) * np.where(ptype == "news", 3.0, 1.0)
+    fo = folds(pid)
+    make = lambda: lgb.LGBMClassifier(n_estimators=UNIT_TREES, num_leaves=8, min_child_samples=40, **PARAMS)
+    prob = np.zeros(len(y))
+    for k in range(5):
+        m = make().fit(X[fo != k], y[fo != k], sample_weight=w[fo != k])
+        prob[fo == k] = m.predict_proba(X[fo == k])[:, 1]
+    bags = {p: collections.Counter(tokens(t)) for p, t in truth.items()}
+    idx = collections.defaultdict(list)
+    for i, p in enumerate(pid):
+        idx[p].append(i)
+    types = {p: t for p, t in zip(pid, ptype)}
+    for name, keep in [
+        ("every unit of the root", np.ones(len(y), bool)),
+        ("units the reference holds", y),
+        ("cross-validated pruning (articles by the article rules)", None),
+    ]:
+        by = collections.defaultdict(list)
+        for p in sorted(idx):
+            article = page_prob.get(p, 0.0) >= ARTICLE
+            c = collections.Counter()
+            for i in idx[p]:
+                kept = (X[i, 0] < 0.5 if article else prob[i] >= KEEP) if keep is None else keep[i]
+                if kept:
+                    c.update(toks[i])
+            by[types[p]].append(word_f1(c, bags[p]))
+        report(name, by)
+    return make().fit(X, y, sample_weight=w), X
+
+
+def trees_of(model):
+    nodes, roots = [], []
+
+    def walk(t):
+        i = len(nodes)
+        nodes.append(None)
+        if "leaf_value" in t:
+            nodes[i] = (-1, t["leaf_value"], 0, 0)
+        else:
+            assert t["decision_type"] == "<="
+            left, right = walk(t["left_child"]), walk(t["right_child"])
+            nodes[i] = (t["split_feature"], t["threshold"], left, right)
+        return i
+
+    for tree in model.booster_.dump_model()["tree_info"]:
+        roots.append(walk(tree["tree_structure"]))
+    return nodes, roots
+
+
+def ensemble(name, model, features, doc):
+    nodes, roots = trees_of(model) if model is not None else ([], [])
+    out = [f"/// {doc}\npub static {name}: Ensemble = Ensemble {{\n    features: {features},\n    nodes: &[\n"]
+    out += [f"        ({f}, {float(t)!r}, {l}, {r}),\n" for f, t, l, r in nodes]
+    out.append("    ],\n    trees: &[\n")
+    for i in range(0, len(roots), 12):
+        out.append("        " + ", ".join(str(r) for r in roots[i:i + 12]) + ",\n")
+    out.append("    ],\n};\n\n")
+    return "".join(out)
+
+
+def write(models):
+    parts = [
+        "//! The selection models of extraction (see `select`), as plain data:\n"
+        "//! LightGBM regression trees written by `bench/train/train.py` from the\n"
+        "//! WCXB development split and the article-extraction benchmark.\n"
+        "//! Generated: do not edit by hand; run the trainer again.\n\n"
+        "// Numbers are the trainer's, as it wrote them.\n"
+        "#![allow(clippy::approx_constant, clippy::excessive_precision)]\n\n"
+        "use super::model::Ensemble;\n\n"
+    ]
+    checks = []
+    for name, model, X, doc in models:
+        parts.append(ensemble(name, model, X.shape[1], doc))
+        if model is None:
+            continue
+        raw = model.predict(X[:3], raw_score=True) if hasattr(model, "predict_proba") else model.predict(X[:3])
+        for x, v in zip(X[:3], raw):
+            checks.append((name.lower(), x, v))
+    parts.append("/// Rows and the scores the trainer computed for them (a test holds the\n"
+                 "/// compiled trees to them).\n#[cfg(test)]\npub const CHECKS: &[(&str, &[f64], f64)] = &[\n")
+    for name, x, v in checks:
+        parts.append(f"    (\"{name}\", &[{', '.join(repr(float(a)) for a in x)}], {float(v)!r}),\n")
+    parts.append("];\n")
+    with open(MODEL, "w", encoding="utf-8") as f:
+        f.write("".join(parts))
+    subprocess.run(["rustfmt", "--edition", "2021", MODEL], check=True)
+
+
+def main():
+    truth = truths()
+    dump()
+    root, Xr = train_root(truth)
+    # The units and pages of the new root: compile it in (the other two
+    # empty for now: they do not change those rows), dump again.
+    write([
+        ("ROOT", root, Xr, "Ranks candidate roots."),
+        ("PAGE", None, np.zeros((1, 31)), "Not trained yet."),
+        ("UNIT", None, np.zeros((1, 46)), "Not trained yet."),
+    ])
+    dump()
+    page, Xp, page_prob = train_page()
+    unit, Xu = train_unit(truth, page_prob)
+    write([
+        ("ROOT", root, Xr, "Ranks candidate roots (features: `features::candidates`)."),
+        ("PAGE", page, Xp, "Log-odds that a page is an article (features: `features::page`)."),
+        ("UNIT", unit, Xu, "Log-odds that a unit is content (features: `features::units`)."),
+    ])
+    print(f"wrote {MODEL}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,243 @@
+//! The pruning rules inside what was chosen (news-article style):
+//! named boilerplate, nested articles, a heading that rewords the page
+//! title, metadata lines (bylines, date lines, microdata author and
+//! dates, elements named as metadata), ad-slot labels, paragraphs that
+//! are one link (not a written-out URL), lists of links, and the short
+//! label that introduces a dropped block.
+//!
+//! Every rule reads structure, names and text shapes; none names a site.
+
+use super::dom::{Doc, Id, Kind};
+use super::signals::{class_weight, date_words, is_ad_label, is_unlikely, ClassFlags, Title};
+
+/// The longest text (characters) a metadata line may have.
+const META_LINE: usize = 100;
+
+/// A short element that states when and by whom, not what: microdata
+/// marking it as the author or a date, or a line that is a date with a
+/// few words around it ("Updated on: November 19, 2019 / 10:07 AM / CBS
+/// News"), or a byline ("By Reuters").
+fn is_metadata(pr: &Pruner, id: Id, tag: &str) -> bool {
+    let doc = pr.doc;
+    let n = &doc.nodes[id];
+    if let Some(prop) = n.attr("itemprop") {
+        let prop = prop.to_ascii_lowercase();
+        if [
+            "author",
+            "datepublished",
+            "datemodified",
+            "datecreated",
+            "publisher",
+        ]
+        .iter()
+        .any(|p| prop.split_ascii_whitespace().any(|w| w == *p))
+        {
+            return true;
+        }
+    }
+    if !matches!(
+        tag,
+        "p" | "div"
+            | "span"
+            | "li"
+            | "ul"
+            | "time"
+            | "small"
+            | "header"
+            | "address"
+            | "em"
+            | "strong"
+    ) {
+        return false;
+    }
+    let Some(text) = pr.folded(id) else {
+        return false;
+    };
+    if text.is_empty() {
+        return false;
+    }
+    if tag == "time" {
+        return true;
+    }
+    // A sentence is text, however short and dated ("By then it was
+    // over." "On March 3, 2020, the company filed.").
+    if text.ends_with(['.', '!', '?', '。', '！', '？']) {
+        return false;
+    }
+    let words = text.split_whitespace().count();
+    if (text.starts_with("by ") || text.starts_with("posted by ")) && words <= 6 {
+        return true;
+    }
+    let (dates, rest) = date_words(&text);
+    // A quoted post's attribution ("— Name (@handle) October 9, 2018")
+    // belongs to the quote.
+    dates > 0 && rest <= 6 && !doc.in_blockquote(id)
+}
+
+/// The pruning rules inside what was chosen, with what they need to
+/// know about the page worked out once: the folded title, and a budget
+/// for the rules that read a short element's text (each reads at most a
+/// few nodes per character, and all of them together at most a few per
+/// node of the page, so nested short elements cannot make it quadratic).
+pub struct Pruner<'a> {
+    doc: &'a Doc,
+    title: Title,
+    fold_budget: std::cell::Cell<usize>,
+}
+
+impl<'a> Pruner<'a> {
+    /// The rules for `doc`.
+    pub fn new(doc: &'a Doc) -> Pruner<'a> {
+        Pruner {
+            doc,
+            title: Title::new(&doc.title),
+            fold_budget: std::cell::Cell::new(4 * doc.nodes.len() + 4096),
+        }
+    }
+
+    /// Whether a subtree is boilerplate to drop (share bars, link lists,
+    /// related-story boxes, comment sections, captions, and a heading
+    /// that only repeats the page title, as readability drops it).
+    pub fn drops(&self, id: Id) -> bool {
+        self.is_dropped(id) || self.is_label_of_dropped(id)
+    }
+
+    /// The text of a short element, whitespace collapsed and case folded;
+    /// `None` when reading it would take more than a few nodes per
+    /// character, or the page's budget for such reads is spent.
+    fn folded(&self, id: Id) -> Option<String> {
+        let doc = self.doc;
+        let (end, n) = (doc.end(id), &doc.nodes[id]);
+        let limit = (4 * n.text_len + 32).min(self.fold_budget.get());
+        if end - id > limit {
+            self.fold_budget
+                .set(self.fold_budget.get().saturating_sub(limit));
+            return None;
+        }
+        self.fold_budget.set(self.fold_budget.get() - (end - id));
+        let mut out = String::new();
+        let mut i = id;
+        while i < end {
+            let k = &doc.nodes[i];
+            if k.junk {
+                i = doc.end(i);
+                continue;
+            }
+            if let Kind::Text(t) = &k.kind {
+                for w in t.split_whitespace() {
+                    if !out.is_empty() {
+                        out.push(' ');
+                    }
+                    out.push_str(w);
+                }
+            }
+            i += 1;
+        }
+        Some(out.to_lowercase())
+    }
+
+    /// A short label that only introduces what follows ("You may also
+    /// like…", "Related:"), when what follows is dropped.
+    fn is_label_of_dropped(&self, id: Id) -> bool {
+        let doc = self.doc;
+        let n = &doc.nodes[id];
+        if n.text_len == 0 || n.text_len >= 40 || n.link_len > 0 {
+            return false;
+        }
+        if !matches!(
+            n.tag(),
+            Some("p" | "div" | "span" | "strong" | "h2" | "h3" | "h4" | "h5" | "h6")
+        ) {
+            return false;
+        }
+        let Some(text) = self.folded(id) else {
+            return false;
+        };
+        if !(text.ends_with(':') || text.ends_with("...") || text.ends_with('…')) {
+            return false;
+        }
+        let Some(parent) = doc.parent(id) else {
+            return false;
+        };
+        // The next sibling with text. Labels are short and their scans
+        // stop at the next sibling with text, so scans never overlap.
+        let (mut c, end) = (doc.end(id), doc.end(parent));
+        while c < end {
+            let k = &doc.nodes[c];
+            if !k.junk && k.text_len > 0 {
+                return k.tag().is_some() && self.is_dropped(c);
+            }
+            c = doc.end(c);
+        }
+        false
+    }
+
+    /// The rules of [`Pruner::drops`] that look at the element alone.
+    fn is_dropped(&self, id: Id) -> bool {
+        let doc = self.doc;
+        let n = &doc.nodes[id];
+        let Some(tag) = n.tag() else { return false };
+        if matches!(tag, "nav" | "aside" | "footer" | "figcaption")
+            || is_unlikely(doc, id)
+            || doc.is_nested_article(id)
+        {
+            return true;
+        }
+        if matches!(tag, "h1" | "h2") && n.text_len < 300 {
+            if let Some(h) = self.folded(id) {
+                if !h.is_empty() && self.title.repeated_by(&h) {
+                    return true;
+                }
+            }
+        }
+        if n.text_len <= META_LINE && is_metadata(self, id, tag) {
+            return true;
+        }
+        if n.text_len <= 20 && self.folded(id).is_some_and(|t| is_ad_label(&t)) {
+            return true;
+        }
+        // A paragraph that is one link and little else ("Related: <a>…</a>",
+        // a teaser's headline) points away from the article; not a source
+        // named in a few words ("[ The Verge ]") or a URL written out.
+        if tag == "p" && (25..150).contains(&n.text_len) && n.link_density() >= 0.7 {
+            if let Some(text) = self.folded(id) {
+                if !(text.contains("http://") || text.contains("https://") || text.contains("www."))
+                {
+                    return true;
+                }
+            }
+        }
+        let weight = class_weight(doc, id);
+        let ld = n.link_density();
+        match tag {
+            "div" | "section" | "ul" | "ol" | "header" | "table" | "figure" | "span" | "p"
+            | "time" | "address" => {
+                if weight < 0 && (ld > 0.2 || n.text_len < 400) {
+                    return true;
+                }
+                // A short element named as metadata ("post-meta",
+                // "content__meta-timestamp") is dropped even when a content
+                // word in the same name cancels the weight. Only metadata
+                // names: "boxout__header" heads a box of the article.
+                if n.text_len < 150
+                    && (n.class_flags().has(ClassFlags::META)
+                        || (n.class_flags().has(ClassFlags::NEGATIVE_BUT_HEADER)
+                            && !doc.holds_heading(id)))
+                {
+                    return true;
+                }
+                if matches!(tag, "div" | "section" | "ul" | "ol" | "header") {
+                    // Lists of links with little prose of their own.
+                    if ld > 0.5 && n.text_len < 1000 {
+                        return true;
+                    }
+                    if tag == "header" && n.text_len < 200 && ld > 0.3 {
+                        return true;
+                    }
+                }
+                false
+            }
+            _ => false,
+        }
+    }
+}

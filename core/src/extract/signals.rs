@@ -1,0 +1,627 @@
+//! What names, tags and text shapes say about an element: the class and
+//! id word lists (read in one pass by an Aho–Corasick automaton), the
+//! block-level tags, the boilerplate boxes of a page (navigation,
+//! headers outside the content, footers, asides, regions named as
+//! boilerplate), and the text shapes of dates, ad labels and titles.
+//!
+//! Every signal reads structure, names and text shapes; none names a site.
+
+use std::sync::OnceLock;
+
+use super::dom::{Doc, Id};
+
+/// Class/id fragments that mark boilerplate wherever they appear in a
+/// class or id ("commentlist", "share-tools", "site-footer"), with the
+/// metadata words of [`META`].
+const NEGATIVE: &[&str] = &[
+    "comment",
+    "footer",
+    "sidebar",
+    "widget",
+    "share",
+    "sharing",
+    "social",
+    "related",
+    "recommend",
+    "promo",
+    "sponsor",
+    "advert",
+    "banner",
+    "cookie",
+    "consent",
+    "newsletter",
+    "subscri",
+    "signup",
+    "breadcrumb",
+    "pagination",
+    "pager",
+    "masthead",
+    "popup",
+    "modal",
+    "outbrain",
+    "taboola",
+    "disqus",
+    "toolbar",
+    "login",
+    "trending",
+    "most-popular",
+    "mostpopular",
+    "recirc",
+    "caption",
+    "credit",
+    "readmore",
+    "read-more",
+    "more-from",
+    "moreon",
+    "paywall",
+    "donate",
+    "follow",
+    "skip",
+    "shopping",
+    "gdpr",
+    "community",
+    "replies",
+    "remark",
+    "rss",
+    "skyscraper",
+    "shoutbox",
+    "combx",
+    "supplemental",
+    "agegate",
+    "tags",
+    "tool",
+    "nav",
+    "menu",
+    "header",
+    "masthead",
+    "print",
+];
+
+/// Class/id tokens that mark boilerplate only as whole words ("ad", not
+/// "head" or "shadow").
+const NEGATIVE_TOKENS: &[&str] = &[
+    "ad", "ads", "adv", "date", "hid", "hidden", "also", "more", "jump", "rail", "extra",
+];
+
+/// Class/id fragments that mark content.
+const POSITIVE: &[&str] = &[
+    "article",
+    "body",
+    "content",
+    "entry",
+    "main",
+    "post",
+    "text",
+    "blog",
+    "story",
+    "hentry",
+    "prose",
+    "markdown",
+    "richtext",
+    "rich-text",
+    "column",
+];
+
+/// Fragments that mark a whole region to drop inside the article, however
+/// much text it holds (a long comment thread is still comments), unless a
+/// content word is there too.
+const UNLIKELY: &[&str] = &[
+    "comment",
+    "disqus",
+    "related",
+    "recommend",
+    "outbrain",
+    "taboola",
+    "share",
+    "social",
+    "newsletter",
+    "subscri",
+    "footer",
+    "sidebar",
+    "promo",
+    "sponsor",
+    "advert",
+    "banner",
+    "cookie",
+    "consent",
+    "breadcrumb",
+    "pagination",
+    "popup",
+    "modal",
+    "recirc",
+    "trending",
+    "most-popular",
+    "replies",
+    "community",
+    "shoutbox",
+    "agegate",
+    "gdpr",
+];
+
+/// Words that overrule a boilerplate region's name: "content-sidebar"
+/// may still hold the article.
+const CONTENT_WORDS: &[&str] = &["article", "content", "main", "body", "story"];
+
+/// Class/id fragments that name an element's metadata role; they count
+/// as boilerplate words too (see [`NEGATIVE`]).
+const META: &[&str] = &[
+    "meta",
+    "byline",
+    "dateline",
+    "timestamp",
+    "author",
+    "published",
+    "updated",
+    "posted",
+];
+
+/// What an element's class and id say, worked out on first use and kept
+/// (matching the word lists is the costly part of scoring; every rule
+/// asks these same questions).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClassFlags(u8);
+
+impl ClassFlags {
+    pub const NEGATIVE: u8 = 1;
+    pub const POSITIVE: u8 = 2;
+    /// Named as a boilerplate region (`UNLIKELY`).
+    pub const ASIDE: u8 = 4;
+    /// Also holds a content word, which overrules `ASIDE`.
+    pub const CONTENT: u8 = 8;
+    /// Named as metadata (`META`, or the words "date" / "time").
+    pub const META: u8 = 16;
+    /// Negative without counting "header" (a box header is not one).
+    pub const NEGATIVE_BUT_HEADER: u8 = 32;
+
+    /// Reads a lower-case `class id` string in one pass through an
+    /// Aho–Corasick automaton of every fragment list (calling
+    /// `str::contains` once per fragment per element cost more than
+    /// html5ever's own tree building).
+    pub fn of(class_id: &str) -> ClassFlags {
+        if class_id.is_empty() {
+            return ClassFlags(0);
+        }
+        let dfa = fragment_automaton();
+        let mut f = 0;
+        let mut state = 0usize;
+        for &b in class_id.as_bytes() {
+            state = match trie_edge(b) {
+                Some(edge) => usize::from(dfa[state].next[edge]),
+                None => 0,
+            };
+            f |= dfa[state].bits;
+        }
+        for token in class_id.split(|c: char| !c.is_ascii_alphanumeric()) {
+            if matches!(token, "date" | "time") {
+                f |= Self::META;
+            }
+            if NEGATIVE_TOKENS.contains(&token) {
+                f |= Self::NEGATIVE | Self::NEGATIVE_BUT_HEADER;
+            }
+        }
+        ClassFlags(f)
+    }
+
+    pub fn has(self, bit: u8) -> bool {
+        self.0 & bit != 0
+    }
+}
+
+/// One automaton state: the next state per letter or `-`, and the flags
+/// of every fragment that ends here (its own and, through the failure
+/// links, those of the fragments that are its suffixes).
+struct State {
+    next: [u16; TRIE_EDGES],
+    bits: u8,
+}
+
+/// a–z and `-`: every byte the fragment lists use; any other byte ends
+/// every match and returns to the start.
+const TRIE_EDGES: usize = 27;
+
+fn trie_edge(b: u8) -> Option<usize> {
+    match b {
+        b'a'..=b'z' => Some(usize::from(b - b'a')),
+        b'-' => Some(26),
+        _ => None,
+    }
+}
+
+/// Every fragment list in one automaton, built on first use: a trie of
+/// the fragments, then (breadth first) each state's failure link, its
+/// missing transitions filled from the failure state's.
+fn fragment_automaton() -> &'static [State] {
+    static DFA: OnceLock<Vec<State>> = OnceLock::new();
+    DFA.get_or_init(|| {
+        let empty = || State {
+            next: [0; TRIE_EDGES],
+            bits: 0,
+        };
+        let mut dfa = vec![empty()];
+        let lists: [(&[&str], u8); 5] = [
+            (NEGATIVE, ClassFlags::NEGATIVE),
+            (POSITIVE, ClassFlags::POSITIVE),
+            (UNLIKELY, ClassFlags::ASIDE),
+            (CONTENT_WORDS, ClassFlags::CONTENT),
+            (
+                META,
+                ClassFlags::META | ClassFlags::NEGATIVE | ClassFlags::NEGATIVE_BUT_HEADER,
+            ),
+        ];
+        for (list, bit) in lists {
+            for &frag in list {
+                // "header" alone does not make a box header boilerplate.
+                let bit = if bit == ClassFlags::NEGATIVE && frag != "header" {
+                    bit | ClassFlags::NEGATIVE_BUT_HEADER
+                } else {
+                    bit
+                };
+                let mut node = 0;
+                for b in frag.bytes() {
+                    let edge = trie_edge(b).expect("fragments are a-z and -");
+                    if dfa[node].next[edge] == 0 {
+                        dfa.push(empty());
+                        dfa[node].next[edge] =
+                            u16::try_from(dfa.len() - 1).expect("a small automaton");
+                    }
+                    node = usize::from(dfa[node].next[edge]);
+                }
+                dfa[node].bits |= bit;
+            }
+        }
+        // The root is never a child, so 0 in a trie edge means "none".
+        let mut fail = vec![0usize; dfa.len()];
+        let mut queue = std::collections::VecDeque::new();
+        for edge in 0..TRIE_EDGES {
+            let child = usize::from(dfa[0].next[edge]);
+            if child != 0 {
+                queue.push_back(child);
+            }
+        }
+        while let Some(u) = queue.pop_front() {
+            for edge in 0..TRIE_EDGES {
+                let v = usize::from(dfa[u].next[edge]);
+                let via_fail = dfa[fail[u]].next[edge];
+                if v == 0 {
+                    dfa[u].next[edge] = via_fail;
+                } else {
+                    fail[v] = usize::from(via_fail);
+                    dfa[v].bits |= dfa[fail[v]].bits;
+                    queue.push_back(v);
+                }
+            }
+        }
+        dfa
+    })
+}
+
+/// The class/id weight of a node: −25, 0, +25 (or 0 when both).
+pub fn class_weight(doc: &Doc, id: Id) -> i32 {
+    let f = doc.nodes[id].class_flags();
+    let mut w = 0;
+    if f.has(ClassFlags::NEGATIVE) {
+        w -= 25;
+    }
+    if f.has(ClassFlags::POSITIVE) {
+        w += 25;
+    }
+    w
+}
+
+/// A region that is boilerplate by its name alone.
+pub fn is_unlikely(doc: &Doc, id: Id) -> bool {
+    let f = doc.nodes[id].class_flags();
+    f.has(ClassFlags::ASIDE) && !f.has(ClassFlags::CONTENT)
+}
+
+/// A boilerplate box: navigation, a header outside the content, a
+/// footer, an aside, a search form's region, or a region named as
+/// boilerplate (`UNLIKELY`, with no content word).
+pub fn is_box(doc: &Doc, id: Id) -> bool {
+    let node = &doc.nodes[id];
+    match node.tag() {
+        Some("nav" | "aside" | "footer") => true,
+        Some("header") => !doc.in_main(id),
+        Some(_) => {
+            is_unlikely(doc, id)
+                || matches!(
+                    node.attr("role"),
+                    Some("navigation" | "banner" | "contentinfo" | "complementary" | "search")
+                )
+        }
+        None => false,
+    }
+}
+
+/// Block-level elements for layout purposes.
+pub fn is_block(tag: &str) -> bool {
+    matches!(
+        tag,
+        "p" | "div"
+            | "section"
+            | "article"
+            | "main"
+            | "aside"
+            | "header"
+            | "footer"
+            | "nav"
+            | "ul"
+            | "ol"
+            | "li"
+            | "dl"
+            | "dt"
+            | "dd"
+            | "table"
+            | "thead"
+            | "tbody"
+            | "tfoot"
+            | "tr"
+            | "td"
+            | "th"
+            | "blockquote"
+            | "pre"
+            | "h1"
+            | "h2"
+            | "h3"
+            | "h4"
+            | "h5"
+            | "h6"
+            | "hr"
+            | "figure"
+            | "figcaption"
+            | "address"
+            | "details"
+            | "summary"
+            | "caption"
+            | "center"
+            | "body"
+            | "html"
+            | "fieldset"
+            | "hgroup"
+            | "menu"
+    )
+}
+
+/// The page title, folded once for every heading compared with it.
+pub struct Title {
+    folded: String,
+    words: std::collections::HashSet<String>,
+}
+
+fn words(s: &str) -> impl Iterator<Item = &str> {
+    s.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+}
+
+impl Title {
+    pub fn new(title: &str) -> Title {
+        let folded = title.to_lowercase();
+        let words = words(&folded).map(str::to_string).collect();
+        Title { folded, words }
+    }
+
+    /// Whether a heading repeats the title (both folded): readability's
+    /// test, most of the heading's text is made of title words. Headings
+    /// reword titles ("Skyrim (skyrim) run speed" for "Skyrim run
+    /// speed"), so containment alone misses them.
+    pub fn repeated_by(&self, heading: &str) -> bool {
+        if self.folded.is_empty() {
+            return false;
+        }
+        if self.folded.contains(heading) || heading.contains(&self.folded) {
+            return true;
+        }
+        let (mut total, mut unmatched) = (0, 0);
+        for w in words(heading) {
+            total += w.len();
+            if !self.words.contains(w) {
+                unmatched += w.len();
+            }
+        }
+        total > 0 && (unmatched as f64) / (total as f64) < 0.25
+    }
+}
+
+/// The label an ad slot carries when its ad did not load.
+pub fn is_ad_label(text: &str) -> bool {
+    matches!(
+        text.trim_matches(|c: char| !c.is_alphanumeric()),
+        "advertisement"
+            | "advertisements"
+            | "advert"
+            | "ad"
+            | "ads"
+            | "sponsored"
+            | "anzeige"
+            | "werbung"
+            | "publicité"
+            | "publicidad"
+            | "pubblicità"
+            | "publicidade"
+            | "реклама"
+            | "広告"
+    )
+}
+
+/// A numeric date: day, month and year in some order with one
+/// separator kind (`2019-11-20`, `20.11.2019`, `11/20/19`, `2019年11月20日`),
+/// not a phone number (`02-751-1500`).
+fn is_numeric_date(w: &str) -> bool {
+    let parts: Vec<&str> = w
+        .split(['-', '.', '/', '年', '月', '日'])
+        .filter(|p| !p.is_empty())
+        .collect();
+    if parts.len() != 3 || !parts.iter().all(|p| p.bytes().all(|b| b.is_ascii_digit())) {
+        return false;
+    }
+    let year = |p: &str| p.len() == 4 && matches!(p.parse::<u32>(), Ok(1900..=2100));
+    let small = |p: &str| (1..=2).contains(&p.len());
+    (year(parts[0]) && small(parts[1]) && small(parts[2]))
+        || (small(parts[0]) && small(parts[1]) && (year(parts[2]) || parts[2].len() == 2))
+}
+
+const MONTHS: &[&str] = &[
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "may",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+    "january",
+    "february",
+    "march",
+    "april",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+/// Counts the words of a line that belong to a date or a time (`2019-11-20`,
+/// `20.11.2019`, `2019年11月20日`, `Nov. 20, 2019`, `9:28`, `pm`) and the
+/// others; a line counts as dated only with a numeric date or a month name
+/// beside a number.
+pub fn date_words(text: &str) -> (usize, usize) {
+    let mut dates = 0;
+    let mut rest = 0;
+    let mut month = false;
+    let mut number = false;
+    for raw in text
+        .split(|c: char| c.is_whitespace() || matches!(c, ',' | '|' | '(' | ')' | '·' | '•' | '／'))
+    {
+        let w = raw.trim_matches(|c: char| !c.is_alphanumeric());
+        if w.is_empty() {
+            continue;
+        }
+        let digits = w.chars().filter(char::is_ascii_digit).count();
+        if is_numeric_date(w) {
+            dates += 1;
+        } else if MONTHS.contains(&w) {
+            month = true;
+        } else if digits > 0
+            && w.chars()
+                .all(|c| c.is_ascii_digit() || matches!(c, ':' | 'h'))
+        {
+            number = true;
+        } else if matches!(
+            w,
+            "am" | "pm"
+                | "utc"
+                | "gmt"
+                | "et"
+                | "est"
+                | "edt"
+                | "pst"
+                | "pdt"
+                | "at"
+                | "on"
+                | "updated"
+                | "published"
+                | "posted"
+        ) {
+        } else if w.ends_with("st") || w.ends_with("nd") || w.ends_with("rd") || w.ends_with("th") {
+            if w.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+                number = true;
+            } else {
+                rest += 1;
+            }
+        } else {
+            rest += 1;
+        }
+    }
+    if month && number {
+        dates += 1;
+    }
+    (dates, rest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The flags the plain way: every fragment looked for with `contains`.
+    fn naive(class_id: &str) -> ClassFlags {
+        let has = |words: &[&str]| words.iter().any(|w| class_id.contains(w));
+        let tokens: Vec<&str> = class_id
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .collect();
+        let negative_token = tokens.iter().any(|t| NEGATIVE_TOKENS.contains(t));
+        let mut f = 0;
+        if has(NEGATIVE) || has(META) || negative_token {
+            f |= ClassFlags::NEGATIVE;
+        }
+        let mut negative_words = NEGATIVE.iter().chain(META);
+        if negative_words.any(|w| *w != "header" && class_id.contains(w)) || negative_token {
+            f |= ClassFlags::NEGATIVE_BUT_HEADER;
+        }
+        if has(POSITIVE) {
+            f |= ClassFlags::POSITIVE;
+        }
+        if has(UNLIKELY) {
+            f |= ClassFlags::ASIDE;
+        }
+        if has(CONTENT_WORDS) {
+            f |= ClassFlags::CONTENT;
+        }
+        if has(META) || tokens.iter().any(|t| matches!(*t, "date" | "time")) {
+            f |= ClassFlags::META;
+        }
+        ClassFlags(f)
+    }
+
+    /// The automaton agrees with plain substring search, on real class
+    /// strings and on strings glued from fragments (overlaps, suffixes
+    /// of one fragment that start another: "commentsharing", "postmeta").
+    #[test]
+    fn class_flags_match_substring_search() {
+        let mut cases: Vec<String> = [
+            "",
+            "post-meta entry-content-meta",
+            "comment first",
+            "commentsharing",
+            "postmeta",
+            "container penci_sidebar",
+            "article-boxout__header",
+            "main-article-body",
+            "ad-slot",
+            "shadow head",
+            "mostpopularrecirc",
+            "x_readmore-from",
+            "ÜBER-header ñ comment",
+            "submasthead",
+            "date time-stamp",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let all: Vec<&str> = NEGATIVE
+            .iter()
+            .chain(POSITIVE)
+            .chain(UNLIKELY)
+            .chain(META)
+            .chain(NEGATIVE_TOKENS)
+            .copied()
+            .collect();
+        // Deterministic glue: fragment pairs, cut and joined three ways.
+        for (i, a) in all.iter().enumerate() {
+            let b = all[(i * 7 + 3) % all.len()];
+            let cut = &a[..a.len() / 2];
+            cases.push(format!("{a}{b}"));
+            cases.push(format!("{cut}{b}"));
+            cases.push(format!("x{a} {cut}-{b}_y"));
+        }
+        for case in &cases {
+            assert_eq!(ClassFlags::of(case), naive(case), "{case:?}");
+        }
+    }
+}
