@@ -2,6 +2,11 @@
 
 Single thread, best of three rounds, one JSON line per peer. Run by
 `cargo xtask bench extract` inside a virtualenv it prepares.
+
+With `--wcxb DATA_DIR OUT.jsonl`: trafilatura alone over the WCXB
+development split, one round (with each page's URL), its predictions
+written as JSON lines for `score_wcxb.py --predictions`, and one JSON line
+with its time per page.
 """
 import glob
 import gzip
@@ -29,7 +34,27 @@ def best_of(rounds, fn, htmls):
     return best
 
 
+def wcxb(directory, out):
+    import trafilatura
+    rows = []
+    with gzip.open(os.path.join(directory, "ground-truth.jsonl.gz"), "rt", encoding="utf-8") as f:
+        for line in f:
+            d = json.loads(line)
+            with gzip.open(os.path.join(directory, "html", d["id"] + ".html.gz"), "rb") as h:
+                rows.append((d["id"], d.get("url") or None, h.read().decode("utf-8", errors="replace")))
+    t = time.perf_counter()
+    texts = [trafilatura.extract(html, url=url) or "" for _, url, html in rows]
+    secs = time.perf_counter() - t
+    with open(out, "w", encoding="utf-8") as f:
+        for (i, _, _), text in zip(rows, texts):
+            f.write(json.dumps({"id": i, "text": text}) + "\n")
+    print(json.dumps({"peer": "trafilatura %s" % trafilatura.__version__, "set": "wcxb",
+                      "ms_per_page": round(secs * 1e3 / len(rows), 3), "pages": len(rows)}), flush=True)
+
+
 def main():
+    if sys.argv[1] == "--wcxb":
+        return wcxb(sys.argv[2], sys.argv[3])
     htmls = pages(sys.argv[1])
     import trafilatura
     import lxml.html

@@ -9,8 +9,7 @@
 //! the CLI's own, read with getrusage.
 
 use std::io::Write;
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use webgate::messages::{FetchError, HopRefusal, Refusal};
 use webgate_conformance::ca::{CertKind, TestCa};
@@ -25,43 +24,15 @@ const REQUEST_MS: u64 = 2000;
 const MARGIN: Duration = Duration::from_secs(3);
 const MIB: u64 = 1024 * 1024;
 
-struct Outcome {
-    code: i32,
-    stdout: String,
-    stderr: String,
-    wall: Duration,
-    /// Peak resident memory of the CLI process (VmHWM), in bytes.
-    peak: u64,
-}
+#[path = "support/rss.rs"]
+mod rss;
 
-/// Set in the environment of the helper process (see [`rss_helper`]).
-const HELPER: &str = "WEBGATE_HOSTILE_RSS_HELPER";
+use rss::Outcome;
 
-/// Not a test of its own: when the matrix re-runs this test binary with
-/// [`HELPER`] set, this runs the CLI with the arguments given there, waits,
-/// and prints the child's exit code, output and peak RSS. The helper has
-/// exactly one child, so `getrusage(RUSAGE_CHILDREN)` is that child's
-/// peak, however briefly it ran. Without the variable it does nothing.
+/// See `support/rss.rs`: the CLI's peak memory, read in a helper process.
 #[test]
 fn rss_helper() {
-    let Ok(args) = std::env::var(HELPER) else {
-        return;
-    };
-    let args: Vec<String> = serde_json::from_str(&args).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_webgate"))
-        .args(&args)
-        .output()
-        .unwrap();
-    let usage =
-        nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN).unwrap();
-    let report = serde_json::json!({
-        "code": out.status.code().unwrap_or(-1),
-        "stdout": String::from_utf8_lossy(&out.stdout),
-        "stderr": String::from_utf8_lossy(&out.stderr),
-        // Linux reports kilobytes.
-        "peak": usage.max_rss() as u64 * 1024,
-    });
-    println!("RSS-HELPER {report}");
+    rss::helper(env!("CARGO_BIN_EXE_webgate"));
 }
 
 fn pem(ca: &TestCa) -> std::path::PathBuf {
@@ -97,33 +68,9 @@ fn fetch(ca: &TestCa, server: &HostileServer, names: &[&str], url: &str) -> Outc
         args.push("--resolve".into());
         args.push(format!("{n}={PUBLIC}"));
     }
-    let started = Instant::now();
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "rss_helper",
-            "--nocapture",
-            "--test-threads",
-            "1",
-        ])
-        .env(HELPER, serde_json::to_string(&args).unwrap())
-        .output()
-        .unwrap();
-    let wall = started.elapsed();
+    let out = rss::run(&args);
     let _ = std::fs::remove_file(pem);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let line = stdout
-        .lines()
-        .find_map(|l| l.split_once("RSS-HELPER ").map(|(_, r)| r))
-        .unwrap_or_else(|| panic!("the helper did not report: {stdout}"));
-    let r: serde_json::Value = serde_json::from_str(line).unwrap();
-    Outcome {
-        code: r["code"].as_i64().unwrap() as i32,
-        stdout: r["stdout"].as_str().unwrap().to_string(),
-        stderr: r["stderr"].as_str().unwrap().to_string(),
-        wall,
-        peak: r["peak"].as_u64().unwrap(),
-    }
+    out
 }
 
 fn check(name: &str, o: &Outcome, want: &[String], max_wall: Duration, max_peak: u64) {
@@ -725,4 +672,60 @@ fn pages_that_attack_the_decoder_and_the_parser() {
         limit(),
         160 * MIB,
     );
+}
+
+/// Every adversarial page family at the 8 MiB cap, gzip on the wire,
+/// through a whole `web_fetch`: each ends well inside the policy's time
+/// (request limit plus extraction limit), answers ok, and peaks at most
+/// 5× the memory of a plain article of the same size fetched the same way.
+#[test]
+fn adversarial_pages_over_gzip() {
+    use webgate_conformance::adversarial::{families, plain};
+    let ca = TestCa::new();
+    let fetch_page = |page: &str| {
+        let body = compress("gzip", page.as_bytes());
+        let fields = format!(
+            "Content-Type: text/html\r\nContent-Encoding: gzip\r\nContent-Length: {}\r\n",
+            body.len()
+        );
+        let s = HostileServer::start(
+            &ca,
+            A,
+            http(
+                CertKind::Valid,
+                vec![Step::Write([head(&fields), body].concat())],
+            ),
+        );
+        fetch(&ca, &s, A, URL)
+    };
+    let base = fetch_page(&plain(8 * MIB as usize));
+    assert_eq!(base.code, 0, "plain article: {}", base.stderr);
+    // The policy's own bound on a call: its one hop and the extraction.
+    let bound = Duration::from_millis(REQUEST_MS) + Duration::from_secs(10) + MARGIN;
+    eprintln!(
+        "{:<58} {:>6} ms {:>5} MiB",
+        "plain article",
+        base.wall.as_millis(),
+        base.peak / MIB
+    );
+    let mut failures = Vec::new();
+    for f in families() {
+        let o = fetch_page(&(f.page)(8 * MIB as usize));
+        let ratio = o.peak as f64 / base.peak as f64;
+        eprintln!(
+            "{:<58} {:>6} ms {:>5} MiB {ratio:.2}x  exit {}",
+            f.name,
+            o.wall.as_millis(),
+            o.peak / MIB,
+            o.code
+        );
+        if o.code != 0
+            || !o.stdout.starts_with("url: https://a.example/")
+            || o.wall > bound
+            || ratio > 5.0
+        {
+            failures.push(f.name);
+        }
+    }
+    assert!(failures.is_empty(), "over the bounds: {failures:?}");
 }

@@ -9,6 +9,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod adversarial;
 pub mod ca;
 pub mod hostile;
 pub mod loopback;

@@ -164,7 +164,7 @@ fn wcxb(pages: &[Page]) {
 
 /// Extraction against html5ever parsing alone, single thread: rounds
 /// alternate so that machine noise hits both alike.
-fn speed(label: &str, pages: &[Page]) {
+fn speed(label: &str, pages: &[Page], rounds: usize) {
     let parse_all = || {
         use html5ever::tendril::TendrilSink;
         for p in pages {
@@ -195,7 +195,6 @@ fn speed(label: &str, pages: &[Page]) {
     let jobs: [&dyn Fn(); 3] = [&parse_all, &extract_all, &flat_all];
     let mut best = [f64::MAX; 3];
     let mut ratios = Vec::new();
-    let rounds = 7;
     for round in 0..rounds {
         let mut this = [0.0; 3];
         for k in 0..3 {
@@ -256,17 +255,17 @@ fn main() {
     if set != "wcxb" {
         let pages = article_pages(&adir);
         articles(&pages, &adir);
-        sets.push(("the 181 news pages", pages));
+        sets.push(("the 181 news pages", pages, 11));
     }
     if set != "articles" {
         let pages = wcxb_pages(&wdir);
         wcxb(&pages);
-        sets.push(("the WCXB development split", pages));
+        sets.push(("the WCXB development split", pages, 3));
     }
     if quality_only {
         return;
     }
-    for (label, pages) in &sets {
-        speed(label, pages);
+    for (label, pages, rounds) in &sets {
+        speed(label, pages, *rounds);
     }
 }

@@ -27,7 +27,12 @@ fn main() {
     let rows: Mutex<Vec<(usize, [String; 3])>> = Mutex::new(Vec::new());
     let next = AtomicUsize::new(0);
     let clean = |t: &str| t.replace(['\t', '\n', '\r'], " ");
-    let join = |x: &[f64]| x.iter().map(|v| format!("{v:.6}")).collect::<Vec<_>>().join(",");
+    let join = |x: &[f64]| {
+        x.iter()
+            .map(|v| format!("{v:.6}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
     std::thread::scope(|s| {
         for _ in 0..2 {
             s.spawn(|| loop {
@@ -35,7 +40,8 @@ fn main() {
                 let Some(p) = pages.get(i) else { break };
                 let base = url::Url::parse(&p.url)
                     .unwrap_or_else(|_| url::Url::parse("https://example.com/").unwrap());
-                let (cands, units, page) = webgate::fuzzing::extraction_training_rows(&p.html, &base);
+                let (cands, units, page) =
+                    webgate::fuzzing::extraction_training_rows(&p.html, &base);
                 let head = format!("{}\t{}\t", p.id, p.page_type);
                 let mut out = [String::new(), String::new(), String::new()];
                 for (x, t) in cands {
@@ -54,7 +60,10 @@ fn main() {
     let names = webgate::fuzzing::EXTRACTION_FEATURE_NAMES;
     let header: Vec<String> = names.iter().map(|n| n.join(",")).collect();
     std::fs::write(out.join("features.txt"), header.join("\n") + "\n").expect("written");
-    for (k, name) in ["candidates.tsv", "units.tsv", "pages.tsv"].iter().enumerate() {
+    for (k, name) in ["candidates.tsv", "units.tsv", "pages.tsv"]
+        .iter()
+        .enumerate()
+    {
         let mut f = std::fs::File::create(out.join(name)).expect("a file");
         for (_, r) in &rows {
             f.write_all(r[k].as_bytes()).expect("written");

@@ -700,19 +700,17 @@ impl Fetcher {
         );
         let t = Instant::now();
         let decoded = charset::decode_owned(body.bytes, encoding);
-        let (mut text, extraction, title) = match ct.class {
+        let (mut text, extraction, title, extract_cut) = match ct.class {
             MediaClass::Html => {
-                let page = extract::extract_page(
-                    &decoded,
-                    url.as_url(),
-                    opts.raw,
-                    extract::Style::Markdown,
-                );
-                (page.text, page.extraction, page.title)
+                let page = extract_html(decoded, url.as_url().clone(), opts.raw, policy).await;
+                if page.truncated {
+                    tracing::info!(target: "webgate", "extraction stopped at its budget");
+                }
+                (page.text, page.extraction, page.title, page.truncated)
             }
-            MediaClass::Structured | MediaClass::Text => (decoded, Extraction::Plain, None),
+            MediaClass::Structured | MediaClass::Text => (decoded, Extraction::Plain, None, false),
         };
-        let cut = !opts.whole && body::text::truncate_chars(&mut text, max_chars);
+        let cut = extract_cut || (!opts.whole && body::text::truncate_chars(&mut text, max_chars));
         audit.extract_ms = Some(ms(t.elapsed()));
         audit.extraction = Some(extraction.to_string());
         audit.truncated = Some(cut || body.truncated);
@@ -733,10 +731,33 @@ impl Fetcher {
     }
 }
 
-/// How long a fetch may take at most, all hops included: a bound for
-/// hosts that wrap calls in their own time-outs.
+/// Turns an HTML page into text on a blocking thread (extraction is CPU
+/// work: it must not hold up the runtime's other tasks), within the
+/// policy's extraction limit. Extraction never panics; were the thread
+/// lost anyway, the page reads as empty, marked truncated.
+async fn extract_html(html: String, base: url::Url, raw: bool, policy: &Policy) -> extract::Page {
+    let deadline = std::time::Instant::now().checked_add(policy.extract_timeout);
+    let job =
+        move || extract::extract_page_within(&html, &base, raw, extract::Style::Markdown, deadline);
+    match tokio::task::spawn_blocking(job).await {
+        Ok(page) => page,
+        Err(_) => extract::Page {
+            text: String::new(),
+            extraction: Extraction::RawHtml,
+            title: None,
+            truncated: true,
+        },
+    }
+}
+
+/// How long a fetch may take at most, all hops and the extraction
+/// included: a bound for hosts that wrap calls in their own time-outs
+/// (saturating: a policy of `Duration::MAX` limits gives `Duration::MAX`).
 pub fn worst_case_duration(policy: &Policy) -> Duration {
-    policy.request_timeout * (policy.max_redirects + 1)
+    policy
+        .request_timeout
+        .saturating_mul(policy.max_redirects.saturating_add(1))
+        .saturating_add(policy.extract_timeout)
 }
 
 #[cfg(test)]

@@ -100,7 +100,7 @@ pub fn tree_depth(html: &str) -> usize {
 /// What parsing `html` spent against its budgets: (nodes made, work
 /// units, the node budget, the work budget, whether a budget ran out).
 pub fn parse_spent(html: &str) -> (usize, u64, usize, u64, bool) {
-    crate::extract::parse_spent(html)
+    crate::extract::parse_spent(html, false)
 }
 
 /// Parses `html` into extraction's flat view and nothing more (for the
@@ -222,15 +222,52 @@ pub fn content_type(data: &[u8]) {
     }
 }
 
-/// Extraction: any bytes give text without a panic, and the tree stays
-/// within the depth cap (what keeps parsing linear).
+/// Extraction: any bytes give text without a panic, the output is a
+/// bounded multiple of the input, the tree stays within the depth cap,
+/// and the parse's work stays within its budget scaled to the input.
 pub fn extraction(data: &[u8]) {
     let html = String::from_utf8_lossy(data);
     let base = Url::parse("https://a.example/").expect("a URL");
     for raw in [false, true] {
-        let _ = crate::extract::render_page_as(&html, &base, raw, crate::extract::Style::Markdown);
+        let (text, _) =
+            crate::extract::render_page_as(&html, &base, raw, crate::extract::Style::Markdown);
+        // Output is a bounded multiple of the input (the rendering's
+        // budget is 4x plus 64 KiB; at fuzzing sizes far less is needed).
+        assert!(
+            text.len() <= 4 * html.len() + 1024,
+            "{} bytes rendered from {}",
+            text.len(),
+            html.len()
+        );
     }
     assert!(tree_depth(&html) <= MAX_TREE_DEPTH + 8);
+    // Work, not just crashes: with the budgets scaled to the input, the
+    // parse never makes more nodes or charges more work than the budget
+    // plus what one token can add (a token makes at most a node per
+    // formatting element it reconstructs, each at most the depth cap deep).
+    let (nodes, work, max_nodes, max_work, _) = crate::extract::parse_spent(&html, true);
+    let one_token = html.len() + 16;
+    assert!(
+        nodes <= max_nodes + one_token,
+        "{nodes} nodes, budget {max_nodes}"
+    );
+    assert!(
+        work <= max_work + (MAX_TREE_DEPTH as u64 + 1) * (one_token as u64 + 1),
+        "{work} work units, budget {max_work}"
+    );
+}
+
+/// The rows the extraction's selection models are trained on, for
+/// `core/examples/extract_training.rs`: per candidate root (features,
+/// plain text), per unit of the chosen root (features, text), and the
+/// page's features.
+#[allow(clippy::type_complexity)]
+pub fn extraction_training_rows(
+    html: &str,
+    base: &url::Url,
+) -> (Vec<(Vec<f64>, String)>, Vec<(Vec<f64>, String)>, Vec<f64>) {
+    let r = crate::extract::training_rows(html, base);
+    (r.candidates, r.units, r.page)
 }
 
 /// A provider's answer: any bytes give rows or a typed failure; rows are
@@ -258,19 +295,6 @@ pub fn search_response(data: &[u8]) {
         "{text}"
     );
     assert!(text.starts_with("{\"query\":\"q\",\"results\":["));
-}
-
-/// The rows the extraction's selection models are trained on, for
-/// `core/examples/extract_training.rs`: per candidate root (features,
-/// plain text), per unit of the chosen root (features, text), and the
-/// page's features.
-#[allow(clippy::type_complexity)]
-pub fn extraction_training_rows(
-    html: &str,
-    base: &url::Url,
-) -> (Vec<(Vec<f64>, String)>, Vec<(Vec<f64>, String)>, Vec<f64>) {
-    let r = crate::extract::training_rows(html, base);
-    (r.candidates, r.units, r.page)
 }
 
 /// The names of those rows' features (candidates, units, page).

@@ -31,6 +31,19 @@
 //!   produced (a 1 GiB gzip bomb stops after at most one decoder step past
 //!   the cap), bounded header and coding stacks, and a body that breaks
 //!   off is an error, never partial text.
+//! - **Hostile pages.** Extraction is linear in the page by construction,
+//!   so one page cannot take the process down: the tree is at most 512
+//!   deep and holds at most one node per 10 bytes; the tree builder's work
+//!   (the depth of each token times the nodes it makes) has a budget of 8
+//!   units per byte, past which the rest of the page is kept as plain text
+//!   without the builder; a tag keeps at most 64 attributes (the
+//!   tokenizer's duplicate check is quadratic in them); rendering opens at
+//!   most 16 nested constructs, prefixes a line with at most 12 bytes of
+//!   quote and list markers, and writes at most 4× the page plus 64 KiB.
+//!   Extraction runs on a blocking thread within its own limit (10 s by
+//!   default, `extract_timeout`); past any of these the text made so far
+//!   comes back with `truncated: true`. Real pages use a small part of
+//!   every budget.
 //! - **Prompt injection in results.** Every result is third-party text.
 //!   With the envelope on ([`crate::agent::envelope`]), results reach the
 //!   model between markers carrying a fresh random tag, under a header that
@@ -55,6 +68,7 @@
 //! | body cap | 8,388,608 bytes after inflation | bounds memory per fetch |
 //! | connect limit | 5 s | a dead address should fail fast |
 //! | request limit | 20 s | per hop, lookup to last byte |
+//! | extraction limit | 10 s | HTML to text after the last hop; linear work takes well under 1 s |
 //! | redirects | 5 | loops end; real chains are shorter |
 //! | User-Agent | `harness-webfetch/0.0` | fixed by the contract |
 //! | search | 30 s, 262,144 bytes, 2,000-byte error cut | one bounded exchange |

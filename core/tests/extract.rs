@@ -223,3 +223,39 @@ fn a_meta_charset_does_not_stop_the_parse() {
         webgate::extract::render_page(html, &url::Url::parse("https://a.example/").unwrap(), true);
     assert_eq!(text.trim(), "hello world");
 }
+
+/// Past its deadline extraction stops reading and writing, and says the
+/// text is cut: a page that would take a while comes back at once.
+#[test]
+fn a_passed_deadline_returns_what_was_made_marked_truncated() {
+    let html = format!("<body>{}</body>", "<p>some words here</p>".repeat(400_000));
+    let started = std::time::Instant::now();
+    let page = webgate::extract::extract_page_within(
+        &html,
+        &base(),
+        false,
+        Style::Markdown,
+        Some(std::time::Instant::now()),
+    );
+    assert!(page.truncated);
+    assert!(page.text.len() < 1_000_000, "{} bytes", page.text.len());
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    let whole = webgate::extract::extract_page(&html, &base(), false, Style::Markdown);
+    assert!(!whole.truncated);
+    assert!(whole.text.len() > page.text.len());
+}
+
+/// The bound a host may wrap a call in: every hop and the extraction,
+/// saturating instead of overflowing on host values.
+#[test]
+fn worst_case_duration_covers_every_hop_and_the_extraction() {
+    use std::time::Duration;
+    use webgate::fetch::worst_case_duration;
+    use webgate::policy::Policy;
+    let p = Policy::default();
+    assert_eq!(worst_case_duration(&p), Duration::from_secs(20 * 6 + 10));
+    let mut p = Policy::default();
+    p.request_timeout = Duration::MAX;
+    p.max_redirects = u32::MAX;
+    assert_eq!(worst_case_duration(&p), Duration::MAX);
+}

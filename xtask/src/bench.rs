@@ -5,10 +5,12 @@
 //! The peers of extraction are set up here on demand, outside the
 //! workspace and never in CI: dom_smoothie (a Rust crate in
 //! `bench/peers/dom_smoothie`, timed in one process with webgate, rounds
-//! interleaved), trafilatura and readability-lxml (a virtualenv under
-//! `target/peers/venv`), Readability.js with jsdom (npm, under
-//! `target/peers/node`). A peer that cannot be set up is reported as not
-//! run, with the reason.
+//! interleaved), rs-trafilatura (`bench/peers/rs_trafilatura`, on the
+//! WCXB split, its predictions scored by the reference script),
+//! trafilatura and readability-lxml (a virtualenv under
+//! `target/peers/venv`; trafilatura also on WCXB), Readability.js with
+//! jsdom (npm, under `target/peers/node`). A peer that cannot be set up
+//! is reported as not run, with the reason.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -132,67 +134,126 @@ fn field<'a>(json: &'a str, key: &str) -> Option<&'a str> {
     rest.split([',', '}']).next().map(str::trim)
 }
 
-/// The extraction benchmark, then each peer, then the ratios.
+/// The webgate figure `ms/page` of the speed block that follows `heading`
+/// in the extraction benchmark's output.
+fn ms_per_page(output: &str, heading: &str) -> Option<f64> {
+    output
+        .lines()
+        .skip_while(|l| !l.starts_with(heading))
+        .find(|l| l.starts_with("webgate extraction"))
+        .and_then(|l| l.split_whitespace().rev().nth(1))
+        .and_then(|ms| ms.parse::<f64>().ok())
+}
+
+/// The reference WCXB scorer on a predictions file.
+fn score_wcxb(pred: &Path) -> Result<String, String> {
+    let script = root().join("../shared/tools/score_wcxb.py");
+    let data = root().join("../shared/data/wcxb-dev");
+    capture_text(
+        "python3",
+        &[
+            &script.display().to_string(),
+            &data.display().to_string(),
+            "--predictions",
+            &pred.display().to_string(),
+        ],
+        &[],
+        &root(),
+    )
+}
+
+/// The extraction benchmark, the adversarial pages, the reference
+/// scripts on webgate's predictions, then each peer, then the ratios.
 fn extract() -> Result<Vec<Section>, String> {
     let mut sections = vec![capture(
-        "Extraction quality and speed (181 pages)",
+        "Extraction quality and speed (181 news pages and the WCXB development split)",
         "cargo",
         &["bench", "-p", "webgate", "--bench", "extract"],
         &[],
     )?];
-    let data = root().join("../shared/data/article-extraction-benchmark");
-    // The reference metric, when Python is here, on the same predictions.
+    let ours_news = ms_per_page(&sections[0].output, "speed on the 181 news pages");
+    let ours_wcxb = ms_per_page(&sections[0].output, "speed on the WCXB development split");
+    step("cargo", &["build", "--release", "-p", "webgate-cli"])?;
+    let bin = root().join("target/release/webgate");
+    sections.push(capture(
+        "Extraction on adversarial pages against a plain article (8 MiB)",
+        "cargo",
+        &[
+            "bench",
+            "-p",
+            "webgate-conformance",
+            "--bench",
+            "adversarial",
+        ],
+        &[("WEBGATE_BIN", bin.display().to_string())],
+    )?);
+    let news = root().join("../shared/data/article-extraction-benchmark");
+    let wcxb = root().join("../shared/data/wcxb-dev");
+    // The reference metrics on the same predictions (they must agree with
+    // the in-process figures to three decimals).
     let script = root().join("../shared/tools/score_extraction.py");
     let pred = root().join("target/extract-predictions.json");
-    if script.is_file() && data.is_dir() {
-        match capture_text(
-            "python3",
-            &[
-                &script.display().to_string(),
-                &data.join("ground-truth.json").display().to_string(),
-                &pred.display().to_string(),
-            ],
-            &[],
-            &root(),
-        ) {
-            Ok(out) => sections.push(Section {
-                title: "The reference scoring script on the same predictions",
-                command: "python3 ../shared/tools/score_extraction.py …".into(),
-                output: out,
-            }),
-            Err(e) => eprintln!("bench extract: the reference script did not run: {e}"),
-        }
-    }
-    let ours = sections[0]
-        .output
-        .lines()
-        .find(|l| l.starts_with("webgate extraction"))
-        .and_then(|l| l.split_whitespace().rev().nth(1))
-        .and_then(|ms| ms.parse::<f64>().ok());
-    let pages = data.join("html");
+    let out = capture_text(
+        "python3",
+        &[
+            &script.display().to_string(),
+            &news.join("ground-truth.json").display().to_string(),
+            &pred.display().to_string(),
+        ],
+        &[],
+        &root(),
+    )?;
+    let wcxb_out = score_wcxb(&root().join("target/wcxb-predictions.jsonl"))?;
+    sections.push(Section {
+        title: "The reference scoring scripts on the same predictions",
+        command: "python3 ../shared/tools/score_extraction.py …; python3 ../shared/tools/score_wcxb.py … --predictions target/wcxb-predictions.jsonl".into(),
+        output: format!("{out}\n{wcxb_out}"),
+    });
     let mut lines = Vec::new();
     let mut notes = Vec::new();
-    match peer_dom_smoothie(&pages) {
-        Ok(out) => lines.extend(out.lines().map(str::to_string)),
+    let mut quality = String::new();
+    match peer_dom_smoothie(&news.join("html"), "15") {
+        Ok(out) => lines.extend(out.lines().map(|l| ("news", l.to_string()))),
         Err(e) => notes.push(format!("dom_smoothie: not run: {e}")),
     }
-    match peer_python(&pages) {
-        Ok(out) => lines.extend(out.lines().map(str::to_string)),
+    match peer_dom_smoothie(&wcxb.join("html"), "3") {
+        Ok(out) => lines.extend(out.lines().map(|l| ("wcxb", l.to_string()))),
+        Err(e) => notes.push(format!("dom_smoothie on WCXB: not run: {e}")),
+    }
+    match peer_python(&news.join("html")) {
+        Ok(out) => lines.extend(out.lines().map(|l| ("news", l.to_string()))),
         Err(e) => notes.push(format!("trafilatura, readability-lxml: not run: {e}")),
     }
-    match peer_node(&pages) {
-        Ok(out) => lines.extend(out.lines().map(str::to_string)),
+    let traf_pred = root().join("target/peers/trafilatura-wcxb.jsonl");
+    match peer_python_wcxb(&wcxb, &traf_pred) {
+        Ok(out) => {
+            lines.extend(out.lines().map(|l| ("wcxb", l.to_string())));
+            quality.push_str(&format!(
+                "trafilatura (venv), WCXB metric:\n{}\n",
+                score_wcxb(&traf_pred)?
+            ));
+        }
+        Err(e) => notes.push(format!("trafilatura on WCXB: not run: {e}")),
+    }
+    let rst_pred = root().join("target/peers/rs-trafilatura-wcxb.jsonl");
+    match peer_rs_trafilatura(&wcxb, &rst_pred) {
+        Ok(out) => {
+            lines.extend(out.lines().map(|l| ("wcxb", l.to_string())));
+            quality.push_str(&format!(
+                "rs-trafilatura (crates.io), WCXB metric:\n{}\n",
+                score_wcxb(&rst_pred)?
+            ));
+        }
+        Err(e) => notes.push(format!("rs-trafilatura: not run: {e}")),
+    }
+    match peer_node(&news.join("html")) {
+        Ok(out) => lines.extend(out.lines().map(|l| ("news", l.to_string()))),
         Err(e) => notes.push(format!("Readability.js: not run: {e}")),
     }
-    let mut table =
-        String::from("extractor                                   ms/page   webgate is   goal\n");
-    // dom_smoothie is compared with webgate timed in its own process.
-    let same_process = lines
-        .iter()
-        .find(|l| field(l, "peer").is_some_and(|p| p.starts_with("webgate")))
-        .and_then(|l| field(l, "ms_per_page"))
-        .and_then(|v| v.parse::<f64>().ok());
-    for l in &lines {
+    let mut table = String::from(
+        "set   extractor                                   ms/page   webgate is   goal\n",
+    );
+    for (set, l) in &lines {
         let (Some(name), Some(ms)) = (
             field(l, "peer"),
             field(l, "ms_per_page").and_then(|v| v.parse::<f64>().ok()),
@@ -200,22 +261,30 @@ fn extract() -> Result<Vec<Section>, String> {
             continue;
         };
         if name.starts_with("webgate") {
-            table.push_str(&format!("{name:<42} {ms:>8.2}\n"));
+            table.push_str(&format!("{set:<5} {name:<42} {ms:>8.2}\n"));
             continue;
         }
+        // dom_smoothie is compared with webgate timed in its own process.
+        let same_process = lines
+            .iter()
+            .filter(|(s, _)| s == set)
+            .find(|(_, l)| field(l, "peer").is_some_and(|p| p.starts_with("webgate")))
+            .and_then(|(_, l)| field(l, "ms_per_page"))
+            .and_then(|v| v.parse::<f64>().ok());
+        let ours = if *set == "news" { ours_news } else { ours_wcxb };
         let (base, goal) = if name.starts_with("dom_smoothie") {
-            (same_process, "≥ 1.2x")
-        } else if name.starts_with("trafilatura") {
-            (ours, "≥ 8x")
-        } else if name.starts_with("@mozilla/readability") {
-            (ours, "≥ 50x")
+            (same_process, "> 1x")
+        } else if name.starts_with("rs-trafilatura") {
+            (ours, "≥ 4x")
         } else {
             (ours, "")
         };
         let ratio = base
             .map(|b| format!("{:.2}x faster", ms / b))
             .unwrap_or_else(|| "n/a".into());
-        table.push_str(&format!("{name:<42} {ms:>8.2}   {ratio:<12} {goal}\n"));
+        table.push_str(&format!(
+            "{set:<5} {name:<42} {ms:>8.2}   {ratio:<12} {goal}\n"
+        ));
         // The same-process harness also times both back to back in each
         // round; the median of those ratios is steadier on a shared
         // machine than the ratio of two best times.
@@ -225,7 +294,7 @@ fn extract() -> Result<Vec<Section>, String> {
             field(l, "ratio_max"),
         ) {
             table.push_str(&format!(
-                "{:<42} {:>8}   {med}x faster (per-round median; range {lo}-{hi}x)\n",
+                "{:<48} {:>8}   {med}x faster (per-round median; range {lo}-{hi}x)\n",
                 "", ""
             ));
         }
@@ -237,14 +306,46 @@ fn extract() -> Result<Vec<Section>, String> {
     println!("\npeers on the same pages, this run\n{table}");
     sections.push(Section {
         title: "Extraction speed against the peers (same pages, same run)",
-        command: "bench/peers: dom_smoothie (same process), trafilatura and readability-lxml (venv), Readability.js + jsdom (npm)".into(),
+        command: "bench/peers: dom_smoothie (same process), rs-trafilatura (crates.io), trafilatura and readability-lxml (venv), Readability.js + jsdom (npm)".into(),
         output: table,
+    });
+    sections.push(Section {
+        title: "The peers' quality on the WCXB development split (same metric)",
+        command: "python3 ../shared/tools/score_wcxb.py … --predictions target/peers/…".into(),
+        output: quality,
     });
     Ok(sections)
 }
 
-fn peer_dom_smoothie(pages: &Path) -> Result<String, String> {
-    let manifest = root().join("bench/peers/dom_smoothie/Cargo.toml");
+fn peer_dom_smoothie(pages: &Path, rounds: &str) -> Result<String, String> {
+    let target = peer_build("dom_smoothie")?;
+    capture_text(
+        &target
+            .join("release/webgate-peer-dom-smoothie")
+            .display()
+            .to_string(),
+        &[&pages.display().to_string(), rounds],
+        &[],
+        &root(),
+    )
+}
+
+fn peer_rs_trafilatura(wcxb: &Path, out: &Path) -> Result<String, String> {
+    let target = peer_build("rs_trafilatura")?;
+    capture_text(
+        &target
+            .join("release/webgate-peer-rs-trafilatura")
+            .display()
+            .to_string(),
+        &[&wcxb.display().to_string(), &out.display().to_string()],
+        &[],
+        &root(),
+    )
+}
+
+/// Builds one Rust peer crate of `bench/peers/` under `target/peers`.
+fn peer_build(name: &str) -> Result<std::path::PathBuf, String> {
+    let manifest = root().join("bench/peers").join(name).join("Cargo.toml");
     let target = root().join("target/peers");
     step(
         "cargo",
@@ -257,18 +358,11 @@ fn peer_dom_smoothie(pages: &Path) -> Result<String, String> {
             &target.display().to_string(),
         ],
     )?;
-    capture_text(
-        &target
-            .join("release/webgate-peer-dom-smoothie")
-            .display()
-            .to_string(),
-        &[&pages.display().to_string()],
-        &[],
-        &root(),
-    )
+    Ok(target)
 }
 
-fn peer_python(pages: &Path) -> Result<String, String> {
+/// The peers' virtualenv, made on first use.
+fn venv() -> Result<std::path::PathBuf, String> {
     let venv = root().join("target/peers/venv");
     let py = venv.join("bin/python");
     if !py.is_file() {
@@ -278,10 +372,31 @@ fn peer_python(pages: &Path) -> Result<String, String> {
         let req = root().join("bench/peers/requirements.txt");
         step(&pip, &["install", "-r", &req.display().to_string()])?;
     }
+    Ok(py)
+}
+
+fn peer_python(pages: &Path) -> Result<String, String> {
+    let py = venv()?;
     let script = root().join("bench/peers/peers.py");
     capture_text(
         &py.display().to_string(),
         &[&script.display().to_string(), &pages.display().to_string()],
+        &[],
+        &root(),
+    )
+}
+
+fn peer_python_wcxb(wcxb: &Path, out: &Path) -> Result<String, String> {
+    let py = venv()?;
+    let script = root().join("bench/peers/peers.py");
+    capture_text(
+        &py.display().to_string(),
+        &[
+            &script.display().to_string(),
+            "--wcxb",
+            &wcxb.display().to_string(),
+            &out.display().to_string(),
+        ],
         &[],
         &root(),
     )

@@ -263,7 +263,14 @@ impl Iterator for Children<'_> {
 impl Doc {
     /// Parses `html` (html5ever never fails: any input is a document).
     pub fn parse(html: &str) -> Doc {
-        Doc::from_nodes(sink::parse(html), html.len())
+        Doc::parse_within(html, None).0
+    }
+
+    /// [`Doc::parse`] that stops reading at `deadline`; true when it did
+    /// (the document is then the part before).
+    pub fn parse_within(html: &str, deadline: Option<std::time::Instant>) -> (Doc, bool) {
+        let (nodes, spent) = sink::parse_with(html, sink::Limits::for_len(html.len()), deadline);
+        (Doc::from_nodes(nodes, html.len()), spent.late)
     }
 
     /// The flat view of nodes the sink made, in document order.
@@ -573,7 +580,8 @@ mod tests {
         ];
         for html in pages {
             let doc = Doc::parse(html);
-            let mut fresh: Vec<Node> = sink::parse(html);
+            let mut fresh: Vec<Node> =
+                sink::parse_with(html, sink::Limits::for_len(html.len()), None).0;
             // Same junk marks, then one full sum.
             assert_eq!(fresh.len(), doc.nodes.len(), "{html}");
             for (f, d) in fresh.iter_mut().zip(&doc.nodes) {

@@ -460,9 +460,9 @@ struct Open {
 const HEAD: usize = 512;
 
 /// Calls `each` for every text unit under `root`, in the order the units
-/// end, with its features. Memory stays the depth of the tree: a unit is
-/// scored as soon as its block closes.
-pub fn units(doc: &Doc, root: Id, rules: &Pruner, mut each: impl FnMut(Unit)) {
+/// end, with its features, until `each` returns false. Memory stays the
+/// depth of the tree: a unit is scored as soon as its block closes.
+pub fn units(doc: &Doc, root: Id, rules: &Pruner, mut each: impl FnMut(Unit) -> bool) {
     let mut title_words: Vec<String> = doc
         .title
         .to_lowercase()
@@ -474,16 +474,17 @@ pub fn units(doc: &Doc, root: Id, rules: &Pruner, mut each: impl FnMut(Unit)) {
     let end = doc.end(root);
     let span = (end - root).max(1) as f64;
     let root_ld = doc.nodes[root].link_density();
-    let finish = |u: Open, each: &mut dyn FnMut(Unit)| {
+    // False once `each` wants no more.
+    let finish = |u: Open, each: &mut dyn FnMut(Unit) -> bool| {
         if u.len == 0 {
-            return;
+            return true;
         }
         let x = unit_features(doc, root, &u, span, root_ld, &title_words);
         each(Unit {
             id: u.id,
             leaf: u.leaf,
             x,
-        });
+        })
     };
     let new_open = |id, above| Open {
         id,
@@ -508,7 +509,9 @@ pub fn units(doc: &Doc, root: Id, rules: &Pruner, mut each: impl FnMut(Unit)) {
             if unit {
                 // OK because every unit element pushed a unit.
                 let u = units.pop().expect("unit");
-                finish(u, &mut each);
+                if !finish(u, &mut each) {
+                    return;
+                }
             }
         }
         if id >= end {
@@ -573,7 +576,9 @@ pub fn units(doc: &Doc, root: Id, rules: &Pruner, mut each: impl FnMut(Unit)) {
                 } else if unit {
                     // OK because it was just pushed.
                     let u = units.pop().expect("unit");
-                    finish(u, &mut each);
+                    if !finish(u, &mut each) {
+                        return;
+                    }
                 }
                 id += 1;
             }
@@ -581,7 +586,9 @@ pub fn units(doc: &Doc, root: Id, rules: &Pruner, mut each: impl FnMut(Unit)) {
         }
     }
     while let Some(u) = units.pop() {
-        finish(u, &mut each);
+        if !finish(u, &mut each) {
+            return;
+        }
     }
 }
 
@@ -815,6 +822,8 @@ pub fn page(doc: &Doc, f: &Figures, url: &url::Url, root: Id) -> [f64; 31] {
     let (mut articles, mut times, mut pres, mut prices, mut heads) = (0u32, 0u32, 0u32, 0u32, 0u32);
     let mut cart = false;
     let mut budget = 4096;
+    // JSON-LD read per page, bytes.
+    let mut json_left: usize = 256 * 1024;
     for id in 0..doc.nodes.len() {
         let n = &doc.nodes[id];
         match n.tag() {
@@ -828,8 +837,13 @@ pub fn page(doc: &Doc, f: &Figures, url: &url::Url, root: Id) -> [f64; 31] {
                         text.push_str(t);
                     }
                 }
-                if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
-                    json_types(&v, &mut types, &mut budget);
+                // Real JSON-LD is a few kilobytes; a parsed megabyte is
+                // tens of megabytes of values, for one type name.
+                json_left = json_left.saturating_sub(text.len());
+                if json_left > 0 {
+                    if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
+                        json_types(&v, &mut types, &mut budget);
+                    }
                 }
             }
             Some("meta")

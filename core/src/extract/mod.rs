@@ -61,24 +61,38 @@ pub struct Page {
 /// links resolve against it, and the words of its path are one of the
 /// page-type signals.
 pub fn extract_page(html: &str, base: &Url, raw: bool, style: Style) -> Page {
-    let doc = dom::Doc::parse(html);
+    extract_page_within(html, base, raw, style, None)
+}
+
+/// [`extract_page`] that ends by `deadline`: past it, parsing stops
+/// reading the page and rendering stops writing, and the text made so
+/// far comes back with `truncated` set. Without a hostile page the work
+/// is linear and an 8 MiB page takes well under a second; the deadline is
+/// the host's bound on a slow machine.
+pub fn extract_page_within(
+    html: &str,
+    base: &Url,
+    raw: bool,
+    style: Style,
+    deadline: Option<std::time::Instant>,
+) -> Page {
+    let (doc, late) = dom::Doc::parse_within(html, deadline);
     let title = (!doc.title.trim().is_empty()).then(|| doc.title.trim().to_string());
     let page = |r: render::Rendered, extraction| Page {
         text: r.text,
         extraction,
         title: title.clone(),
-        truncated: r.truncated,
+        truncated: r.truncated || late,
+    };
+    let render = |roots: &[dom::Id], drops: render::Drops| {
+        render::render(&doc, roots, base, style, drops, deadline)
     };
     let body = doc.body();
     if !raw {
         let rules = prune::Pruner::new(&doc);
         let r = match select::choose(&doc, base, &rules) {
-            select::Choice::Article(root) => {
-                render::render(&doc, &[root], base, style, Some(&|id| rules.drops(id)))
-            }
-            select::Choice::Other { root, dropped } => {
-                render::render(&doc, &[root], base, style, Some(&|id| dropped[id]))
-            }
+            select::Choice::Article(root) => render(&[root], Some(&|id| rules.drops(id))),
+            select::Choice::Other { root, dropped } => render(&[root], Some(&|id| dropped[id])),
         };
         if r.text.trim().len() >= MIN_ARTICLE_BYTES {
             return page(r, Extraction::Readability);
@@ -86,15 +100,12 @@ pub fn extract_page(html: &str, base: &Url, raw: bool, style: Style) -> Page {
         // Too little to trust: the document instead, but not its
         // navigation, site header, footer and asides, when enough is left.
         let boxes = |id| signals::is_box(&doc, id);
-        let r = render::render(&doc, &[body], base, style, Some(&boxes));
+        let r = render(&[body], Some(&boxes));
         if r.text.trim().len() >= MIN_ARTICLE_BYTES {
             return page(r, Extraction::RawHtml);
         }
     }
-    page(
-        render::render(&doc, &[body], base, style, None),
-        Extraction::RawHtml,
-    )
+    page(render(&[body], None), Extraction::RawHtml)
 }
 
 /// The deepest element the parsed tree keeps (see `sink`).
@@ -115,9 +126,18 @@ pub(crate) fn tree_depth(html: &str) -> usize {
 
 /// What parsing `html` spent against its budgets: (nodes made, work
 /// units, the budgets' nodes and work, whether the rest became text).
-pub(crate) fn parse_spent(html: &str) -> (usize, u64, usize, u64, bool) {
-    let limits = sink::Limits::for_len(html.len());
-    let (_, spent) = sink::parse_with(html, limits);
+/// With `small`, the budgets are the production formula without its
+/// allowances for small pages (so that a fuzzer sees them at work).
+pub(crate) fn parse_spent(html: &str, small: bool) -> (usize, u64, usize, u64, bool) {
+    let limits = if small {
+        sink::Limits {
+            nodes: html.len() / 10 + 64,
+            work: 8 * html.len() as u64 + 1024,
+        }
+    } else {
+        sink::Limits::for_len(html.len())
+    };
+    let (_, spent) = sink::parse_with(html, limits, None);
     (
         spent.nodes,
         spent.work,
@@ -141,14 +161,17 @@ pub(crate) fn training_rows(html: &str, base: &Url) -> TrainingRows {
     let candidates = features::candidates(&doc, &f)
         .into_iter()
         .map(|(id, x)| {
-            let text = render::render(&doc, &[id], base, Style::Plain, None).text;
+            let text = render::render(&doc, &[id], base, Style::Plain, None, None).text;
             (x.to_vec(), text)
         })
         .collect();
     let root = select::root(&doc, &f);
     let rules = prune::Pruner::new(&doc);
     let mut rows = Vec::new();
-    features::units(&doc, root, &rules, |u| rows.push((u.id, u.x.to_vec())));
+    features::units(&doc, root, &rules, |u| {
+        rows.push((u.id, u.x.to_vec()));
+        rows.len() < select::MAX_SCORED
+    });
     let mut texts: std::collections::HashMap<dom::Id, String> = Default::default();
     features::text_units(&doc, root, |t, u| {
         if let dom::Kind::Text(s) = &doc.nodes[t].kind {

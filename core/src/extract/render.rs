@@ -111,18 +111,26 @@ impl Buf {
             }
             return;
         }
-        for c in s.chars() {
-            if c.is_whitespace() {
+        // Word by word: whitespace between words collapses to one owed
+        // space (or the owed break), words are copied whole.
+        let mut rest = s;
+        while !rest.is_empty() {
+            let word = rest.trim_start();
+            if word.len() != rest.len() {
                 self.space = true;
                 if self.out.is_empty() {
                     self.lead_space = true;
                 }
-            } else {
-                self.flush_sep(m);
-                if m.take(c.len_utf8()) {
-                    self.out.push(c);
-                }
             }
+            if word.is_empty() {
+                break;
+            }
+            let end = word.find(char::is_whitespace).unwrap_or(word.len());
+            self.flush_sep(m);
+            if m.take(end) {
+                self.out.push_str(&word[..end]);
+            }
+            rest = &word[end..];
         }
     }
 
@@ -207,7 +215,16 @@ fn link_target(base: &Url, href: &str) -> Option<String> {
 pub type Drops<'a> = Option<&'a dyn Fn(Id) -> bool>;
 
 /// Renders `roots` (in order) as one text, leaving out what `drops` says.
-pub fn render(doc: &Doc, roots: &[Id], base: &Url, style: Style, drops: Drops) -> Rendered {
+/// Past `deadline` nothing more is written (the text is marked
+/// truncated).
+pub fn render(
+    doc: &Doc,
+    roots: &[Id],
+    base: &Url,
+    style: Style,
+    drops: Drops,
+    deadline: Option<std::time::Instant>,
+) -> Rendered {
     let mut r = Renderer {
         doc,
         base,
@@ -222,6 +239,7 @@ pub fn render(doc: &Doc, roots: &[Id], base: &Url, style: Style, drops: Drops) -
             left: output_budget(doc.source_len),
             spent: false,
         },
+        deadline,
     };
     for &root in roots {
         r.walk(root, drops);
@@ -248,6 +266,7 @@ struct Renderer<'a> {
     /// The prefix width of the open quote and item frames.
     prefix: usize,
     meter: Meter,
+    deadline: Option<std::time::Instant>,
 }
 
 /// What entering an element left to undo on exit.
@@ -262,6 +281,18 @@ impl Renderer<'_> {
     fn top(&mut self) -> &mut Buf {
         // OK because the root frame is never popped.
         &mut self.frames.last_mut().expect("root frame").buf
+    }
+
+    fn in_wrap(&self, mark: &str) -> bool {
+        self.frames
+            .iter()
+            .any(|f| matches!(f.kind, FrameKind::Wrap(m) if m == mark))
+    }
+
+    fn in_heading(&self) -> bool {
+        self.frames
+            .iter()
+            .any(|f| matches!(f.kind, FrameKind::Heading(_)))
     }
 
     fn in_link(&self) -> bool {
@@ -280,7 +311,18 @@ impl Renderer<'_> {
         let end = doc.end(root);
         let mut open: Vec<(Id, Opened)> = Vec::new();
         let mut id = root;
+        let mut steps = 0u32;
         loop {
+            steps = steps.wrapping_add(1);
+            // The clock is read every few thousand nodes; past the
+            // deadline the budget is spent, so nothing more is written.
+            if steps % 4096 == 0
+                && self
+                    .deadline
+                    .is_some_and(|d| std::time::Instant::now() >= d)
+            {
+                self.meter.spent = true;
+            }
             if let Some(&(top, opened)) = open.last() {
                 if id >= doc.end(top) {
                     open.pop();
@@ -364,12 +406,16 @@ impl Renderer<'_> {
             "a" => Some(FrameKind::Link(
                 node.attr("href").and_then(|h| link_target(self.base, h)),
             )),
-            "strong" | "b" if !pre => Some(FrameKind::Wrap("**")),
-            "em" | "i" if !pre => Some(FrameKind::Wrap("*")),
-            "code" | "kbd" | "samp" | "tt" if !pre => Some(FrameKind::Wrap("`")),
+            // Emphasis inside the same emphasis adds nothing (and nested
+            // a hundred deep, a hundred marks per word).
+            "strong" | "b" if !pre && !self.in_wrap("**") => Some(FrameKind::Wrap("**")),
+            "em" | "i" if !pre && !self.in_wrap("*") => Some(FrameKind::Wrap("*")),
+            "code" | "kbd" | "samp" | "tt" if !pre && !self.in_wrap("`") => {
+                Some(FrameKind::Wrap("`"))
+            }
             // A heading inside a link (a tile's title) is the link's text:
-            // markdown has no heading inside a link.
-            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" if !self.in_link() => {
+            // markdown has no heading inside a link; nor inside a heading.
+            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" if !self.in_link() && !self.in_heading() => {
                 Some(FrameKind::Heading(usize::from(tag.as_bytes()[1] - b'0')))
             }
             "blockquote" => Some(FrameKind::Quote),

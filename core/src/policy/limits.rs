@@ -25,6 +25,11 @@ pub struct Policy {
     /// The limit of one request or redirect hop, from lookup to last body
     /// byte (default 20 s).
     pub request_timeout: Duration,
+    /// The limit of turning a fetched HTML page into text, after its last
+    /// hop (default 10 s). Extraction is linear in the page and an 8 MiB
+    /// page takes well under a second; past this limit the text made so
+    /// far is returned, marked truncated.
+    pub extract_timeout: Duration,
     /// How many redirects are followed (default 5).
     pub max_redirects: u32,
     /// The `User-Agent` header (default `harness-webfetch/0.0`).
@@ -48,6 +53,7 @@ impl Default for Policy {
             body_cap: 8_388_608,
             connect_timeout: Duration::from_secs(5),
             request_timeout: Duration::from_secs(20),
+            extract_timeout: Duration::from_secs(10),
             max_redirects: 5,
             user_agent: "harness-webfetch/0.0".to_string(),
             search_deadline: Duration::from_secs(30),

@@ -1,6 +1,6 @@
 //! Times dom_smoothie 0.19 (its `text_content`) and webgate's extraction
 //! (plain text) over every page of a directory of `.html.gz` files, single
-//! thread, 15 rounds with the order alternating: the best time of each
+//! thread, 15 rounds (or the second argument) with the order alternating: the best time of each
 //! and the median of the per-round ratios; prints one JSON line per
 //! extractor. Run by `cargo xtask bench extract`.
 
@@ -13,6 +13,10 @@ fn main() {
     let dir = std::env::args()
         .nth(1)
         .expect("a directory of .html.gz pages");
+    let rounds: usize = std::env::args()
+        .nth(2)
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(15);
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .expect("the pages directory")
         .map(|e| e.expect("an entry").path())
@@ -69,7 +73,7 @@ fn main() {
     // also taken within each round (both timed back to back) and the
     // median of those is reported beside the best times.
     let mut ratios = Vec::new();
-    for round in 0..15 {
+    for round in 0..rounds {
         let (t, o) = if round % 2 == 0 {
             let t = run_theirs(&mut their_chars);
             (t, run_ours(&mut our_chars))
