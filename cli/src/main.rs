@@ -230,6 +230,10 @@ struct PolicyOptions {
     /// 20000).
     #[arg(long, value_name = "MS")]
     request_timeout_ms: Option<u64>,
+    /// The limit of turning a fetched page into text, in milliseconds
+    /// (default 10000); past it the text so far is returned, truncated.
+    #[arg(long, value_name = "MS")]
+    extract_timeout_ms: Option<u64>,
 }
 
 impl PolicyOptions {
@@ -253,6 +257,11 @@ impl PolicyOptions {
                 self.request_timeout_ms,
                 "--request-timeout-ms",
                 &mut p.request_timeout,
+            ),
+            (
+                self.extract_timeout_ms,
+                "--extract-timeout-ms",
+                &mut p.extract_timeout,
             ),
         ] {
             if let Some(ms) = ms {
