@@ -268,6 +268,12 @@ fn sim_fetcher(v: &Vector, ca: &TestCa) -> Result<(Fetcher, Arc<SimDial>), Strin
     if let Some(m) = v.policy.max_chars {
         policy.max_chars = m;
     }
+    if let Some(ms) = v.policy.connect_timeout_ms {
+        policy.connect_timeout = std::time::Duration::from_millis(ms);
+    }
+    if let Some(ms) = v.policy.request_timeout_ms {
+        policy.request_timeout = std::time::Duration::from_millis(ms);
+    }
     if let Some(c) = v.policy.body_cap {
         policy.body_cap = c;
     }

@@ -308,6 +308,12 @@ fn encode(coding: &str, data: &[u8]) -> Vec<u8> {
             let _ = e.write_all(data);
             e.finish().unwrap_or_default()
         }
+        // A gzip body of two members (RFC 1952 §2.2): the first half of the
+        // data, then the rest.
+        "gzip-members" => {
+            let half = data.len() / 2;
+            [encode("gzip", &data[..half]), encode("gzip", &data[half..])].concat()
+        }
         "deflate" => {
             let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
             let _ = e.write_all(data);

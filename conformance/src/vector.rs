@@ -25,7 +25,8 @@
 //! status = 200
 //! headers = [["Content-Type", "text/plain"]]
 //! body = "hello"               # or body_b64, or body_repeat = {text, times}
-//! encode = ["gzip"]            # compress the body (headers are not added)
+//! encode = ["gzip"]            # compress the body (headers are not added;
+//!                               # "gzip-members": two gzip members)
 //! framing = "length"           # length | chunked | close
 //! content_length = 10          # a declared length that may lie
 //! chunk_size = 4096            # bytes per write / chunk
@@ -47,8 +48,9 @@
 //! the agent layer with `agent = { envelope = true, paging = true, … }`
 //! (every option off unless named; `calls = N` repeats the call N times in
 //! one run and checks the last). Its text is what the model is handed,
-//! with the envelope's random tag written `{tag}`; `policy` may also set
-//! `allow_domains` and `deny_domains`.
+//! with the envelope's random tag written `{tag}`. Any vector's `policy`
+//! may set `max_chars`, `body_cap`, `connect_timeout_ms`,
+//! `request_timeout_ms`, `allow_domains` and `deny_domains`.
 //!
 //! A `web_search` vector talks to a scripted gateway: `gateway` (default
 //! `https://gw.example/search`) and `key` set the provider, and a server
@@ -127,6 +129,8 @@ pub struct AgentVector {
 pub struct PolicyOverride {
     pub max_chars: Option<usize>,
     pub body_cap: Option<u64>,
+    pub connect_timeout_ms: Option<u64>,
+    pub request_timeout_ms: Option<u64>,
     #[serde(default)]
     pub allow_domains: Vec<String>,
     #[serde(default)]

@@ -373,12 +373,23 @@ impl Fetcher {
         let host = url.host();
 
         let t = Instant::now();
-        let answers = tokio::time::timeout_at(deadline, inner.resolver.resolve(host)).await;
+        // A lookup has the connect limit's time: a DNS server that does not
+        // answer is a failed lookup, not a request that timed out (unless
+        // the request's own limit comes first).
+        let lookup_by = deadline.min(t + inner.policy.connect_timeout);
+        let answers = tokio::time::timeout_at(lookup_by, inner.resolver.resolve(host)).await;
         hop.phases.resolve_ms = Some(ms(t.elapsed()));
         let answers = answers
             .map_err(|_| {
                 hop.failed_at = Some("resolve");
-                timed_out()
+                if lookup_by < deadline {
+                    tracing::info!(target: "webgate", "lookup timed out");
+                    FetchError::DnsFailed {
+                        host: host.to_string(),
+                    }
+                } else {
+                    timed_out()
+                }
             })?
             .map_err(|_| {
                 hop.failed_at = Some("resolve");
@@ -555,9 +566,12 @@ impl Fetcher {
             return Err(FetchError::Status { url: shown, status });
         }
         let headers = resp.headers();
-        let ct_header = headers
-            .get(CONTENT_TYPE)
-            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+        // Every Content-Type header, in order (Fetch's "extract a MIME type").
+        let ct_values: Vec<&[u8]> = headers
+            .get_all(CONTENT_TYPE)
+            .iter()
+            .map(|v| v.as_bytes())
+            .collect();
         let declared = headers
             .get(CONTENT_LENGTH)
             .and_then(|v| v.to_str().ok())
@@ -566,7 +580,7 @@ impl Fetcher {
             declared_length: declared,
             ..Default::default()
         });
-        let ct = match body::classify(ct_header.as_deref()) {
+        let ct = match body::classify(&ct_values) {
             Ok(ct) => ct,
             Err(r) => {
                 hop.failed_at = Some("content-type");

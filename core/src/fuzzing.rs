@@ -213,12 +213,22 @@ pub fn body(data: &[u8]) {
 /// Content-Type parsing and charset lookup never panic, and a type that
 /// classifies keeps classifying the same way with its case changed.
 pub fn content_type(data: &[u8]) {
-    let header = String::from_utf8_lossy(data);
-    let first = crate::body::classify(Some(&header));
+    // Several header values, split at NUL bytes.
+    let values: Vec<&[u8]> = data.split(|&b| b == 0).collect();
+    let first = crate::body::classify(&values);
     if let Ok(ct) = &first {
         let _ = crate::body::charset::encoding_for(ct.charset.as_deref());
-        let upper = crate::body::classify(Some(&header.to_ascii_uppercase()));
-        assert_eq!(upper.as_ref().map(|c| c.class), Ok(ct.class), "{header:?}");
+        let upper: Vec<Vec<u8>> = values.iter().map(|v| v.to_ascii_uppercase()).collect();
+        let upper: Vec<&[u8]> = upper.iter().map(Vec::as_slice).collect();
+        let again = crate::body::classify(&upper);
+        assert_eq!(again.as_ref().map(|c| c.class), Ok(ct.class), "{values:?}");
+    }
+    // Serializing a parsed MIME type and parsing it again gives it back.
+    if let Some(m) = crate::body::content_type::MimeType::parse(&String::from_utf8_lossy(data)) {
+        assert_eq!(
+            crate::body::content_type::MimeType::parse(&m.serialize()).as_ref(),
+            Some(&m)
+        );
     }
 }
 

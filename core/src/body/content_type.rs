@@ -1,9 +1,15 @@
-//! Content-Type classes (contract §7): from the header only, never sniffed.
+//! Content-Type classes (contract §7): from the header only, never
+//! sniffed, parsed as browsers parse it.
 //!
-//! The value is parsed as RFC 9110 `media-type`: `type "/" subtype` and
-//! `;`-separated parameters whose values are tokens or quoted strings.
-//! Anything that does not parse is refused like an unsupported type, with
-//! the header value verbatim.
+//! A value is parsed by the WHATWG MIME Sniffing standard's "parse a MIME
+//! type" (§4.4), so every form a browser reads as HTML is HTML here
+//! (`text/html; charset=`, `text/html; foo`, `text/html; charset = x`); when
+//! a response has several Content-Type headers (or one with commas), Fetch's
+//! "extract a MIME type" decides (§3.1.5: the last that parses wins; its
+//! charset may come from an earlier header of the same essence). Header
+//! bytes are read as the standards read them, one code point per byte. A
+//! value that does not parse is refused like an unsupported type, with the
+//! value verbatim; no value, or only blank ones, is no content type.
 
 /// What the body will be turned into.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -39,99 +45,260 @@ pub struct ContentType {
 /// Why a Content-Type was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TypeRefusal {
-    /// No Content-Type header.
+    /// No Content-Type header, or only blank ones.
     Missing,
     /// Not text, or not parsable: the header value, trimmed, verbatim.
     Refused(String),
 }
 
-fn is_tchar(c: char) -> bool {
+/// A MIME type: lower-case type and subtype, parameters in order (names
+/// lower case, the first of each name kept).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MimeType {
+    /// The type, lower case.
+    pub kind: String,
+    /// The subtype, lower case.
+    pub subtype: String,
+    /// The parameters, in order.
+    pub params: Vec<(String, String)>,
+}
+
+fn is_http_whitespace(c: char) -> bool {
+    matches!(c, '\n' | '\r' | '\t' | ' ')
+}
+
+fn is_token(c: char) -> bool {
     c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
 }
 
-fn token(s: &str) -> (&str, &str) {
-    let end = s.find(|c: char| !is_tchar(c)).unwrap_or(s.len());
-    s.split_at(end)
+fn is_quoted_string_token(c: char) -> bool {
+    c == '\t' || (' '..='~').contains(&c) || ('\u{80}'..='\u{ff}').contains(&c)
 }
 
-fn ows(s: &str) -> &str {
-    s.trim_start_matches([' ', '\t'])
+fn all(s: &str, f: fn(char) -> bool) -> bool {
+    !s.is_empty() && s.chars().all(f)
 }
 
-/// Parses `type/subtype *(OWS ";" OWS [name=value])`; `None` when it does
-/// not parse. Returns the lower-case essence and the parameters.
-fn parse(value: &str) -> Option<(String, Vec<(String, String)>)> {
-    let (ty, rest) = token(value);
-    let rest = rest.strip_prefix('/')?;
-    let (sub, mut rest) = token(rest);
-    if ty.is_empty() || sub.is_empty() {
-        return None;
+/// Fetch's "collect an HTTP quoted string" from `s`, which starts with
+/// `"`: the value (extract-value) or the string as written, and the rest.
+fn quoted_string(s: &str, extract: bool) -> (String, &str) {
+    let mut value = String::new();
+    let mut chars = s.char_indices().skip(1);
+    let mut end = s.len();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some((_, d)) => {
+                    if !extract {
+                        value.push('\\');
+                    }
+                    value.push(d);
+                }
+                None => {
+                    value.push('\\');
+                    end = s.len();
+                    break;
+                }
+            },
+            '"' => {
+                end = i + 1;
+                break;
+            }
+            c => value.push(c),
+        }
     }
-    let essence = format!("{}/{}", ty.to_ascii_lowercase(), sub.to_ascii_lowercase());
-    let mut params = Vec::new();
-    loop {
-        rest = ows(rest);
-        if rest.is_empty() {
-            break;
-        }
-        rest = ows(rest.strip_prefix(';')?);
-        if rest.is_empty() || rest.starts_with(';') {
-            continue; // empty parameter, as browsers tolerate
-        }
-        let (name, r) = token(rest);
-        if name.is_empty() {
+    if extract {
+        (value, &s[end..])
+    } else {
+        (s[..end].to_string(), &s[end..])
+    }
+}
+
+impl MimeType {
+    /// The MIME Sniffing standard's "parse a MIME type"; `None` on failure.
+    pub fn parse(input: &str) -> Option<MimeType> {
+        let input = input.trim_matches(is_http_whitespace);
+        let (kind, rest) = input.split_once('/')?;
+        if !all(kind, is_token) {
             return None;
         }
-        let r = r.strip_prefix('=')?;
-        let (val, r) = if let Some(q) = r.strip_prefix('"') {
-            let mut out = String::new();
-            let mut chars = q.char_indices();
-            let mut end = None;
-            while let Some((i, c)) = chars.next() {
-                match c {
-                    '"' => {
-                        end = Some(i + 1);
-                        break;
-                    }
-                    '\\' => out.push(chars.next()?.1),
-                    c => out.push(c),
-                }
-            }
-            (out, &q[end?..])
-        } else {
-            let (v, r) = token(r);
-            if v.is_empty() {
-                return None;
-            }
-            (v.to_string(), r)
+        let (subtype, mut rest) = match rest.find(';') {
+            Some(i) => (&rest[..i], &rest[i..]),
+            None => (rest, ""),
         };
-        params.push((name.to_ascii_lowercase(), val));
-        rest = r;
+        let subtype = subtype.trim_end_matches(is_http_whitespace);
+        if !all(subtype, is_token) {
+            return None;
+        }
+        let mut mime = MimeType {
+            kind: kind.to_ascii_lowercase(),
+            subtype: subtype.to_ascii_lowercase(),
+            params: Vec::new(),
+        };
+        // `rest` is empty or starts with `;`.
+        while let Some(r) = rest.strip_prefix(';') {
+            let r = r.trim_start_matches(is_http_whitespace);
+            let end = r.find([';', '=']).unwrap_or(r.len());
+            let name = r[..end].to_ascii_lowercase();
+            let r = &r[end..];
+            if r.starts_with(';') {
+                rest = r;
+                continue;
+            }
+            let Some(r) = r.strip_prefix('=') else {
+                break; // the end of the input
+            };
+            let (value, r) = if r.starts_with('"') {
+                let (v, r) = quoted_string(r, true);
+                // Anything after the closing quote, up to `;`, is dropped.
+                (v, &r[r.find(';').unwrap_or(r.len())..])
+            } else {
+                let end = r.find(';').unwrap_or(r.len());
+                let v = r[..end].trim_end_matches(is_http_whitespace);
+                if v.is_empty() {
+                    rest = &r[end..];
+                    continue;
+                }
+                (v.to_string(), &r[end..])
+            };
+            rest = r;
+            if all(&name, is_token)
+                && value.chars().all(is_quoted_string_token)
+                && !mime.params.iter().any(|(n, _)| *n == name)
+            {
+                mime.params.push((name, value));
+            }
+        }
+        Some(mime)
     }
-    Some((essence, params))
+
+    /// `type/subtype`.
+    pub fn essence(&self) -> String {
+        format!("{}/{}", self.kind, self.subtype)
+    }
+
+    /// A parameter's value by (lower-case) name.
+    pub fn param(&self, name: &str) -> Option<&str> {
+        self.params
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The standard's "serialize a MIME type".
+    pub fn serialize(&self) -> String {
+        let mut out = self.essence();
+        for (name, value) in &self.params {
+            out.push(';');
+            out.push_str(name);
+            out.push('=');
+            if all(value, is_token) {
+                out.push_str(value);
+            } else {
+                out.push('"');
+                for c in value.chars() {
+                    if matches!(c, '"' | '\\') {
+                        out.push('\\');
+                    }
+                    out.push(c);
+                }
+                out.push('"');
+            }
+        }
+        out
+    }
 }
 
-/// Classifies a Content-Type header value (`None` when the header is absent).
-pub fn classify(header: Option<&str>) -> Result<ContentType, TypeRefusal> {
-    let Some(raw) = header else {
+/// Fetch's "getting, decoding, and splitting" of one header's combined
+/// value: split on commas outside quoted strings, each part trimmed of
+/// tabs and spaces.
+fn split_values(combined: &str) -> Vec<String> {
+    let mut values = Vec::new();
+    let mut rest = combined;
+    let mut value = String::new();
+    loop {
+        let end = rest.find(['"', ',']).unwrap_or(rest.len());
+        value.push_str(&rest[..end]);
+        rest = &rest[end..];
+        if rest.starts_with('"') {
+            let (q, r) = quoted_string(rest, false);
+            value.push_str(&q);
+            rest = r;
+            if !rest.is_empty() {
+                continue;
+            }
+        }
+        values.push(value.trim_matches(['\t', ' ']).to_string());
+        value.clear();
+        // What is left starts with the comma that ended this value.
+        match rest.strip_prefix(',') {
+            Some(r) => rest = r,
+            None => return values,
+        }
+    }
+}
+
+/// Header bytes as the standards read them: one code point per byte.
+fn isomorphic(bytes: &[u8]) -> String {
+    bytes.iter().map(|&b| char::from(b)).collect()
+}
+
+/// Fetch's "extract a MIME type" from every value of the Content-Type
+/// header, in order; `None` when none parses.
+pub fn extract(values: &[&[u8]]) -> Option<MimeType> {
+    let combined = values
+        .iter()
+        .map(|v| isomorphic(v))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (mut charset, mut essence, mut mime): (Option<String>, Option<String>, Option<MimeType>) =
+        (None, None, None);
+    for value in split_values(&combined) {
+        let Some(mut m) = MimeType::parse(&value) else {
+            continue;
+        };
+        if m.essence() == "*/*" {
+            continue;
+        }
+        if essence.as_deref() != Some(&m.essence()) {
+            charset = m.param("charset").map(str::to_string);
+            essence = Some(m.essence());
+        } else if m.param("charset").is_none() {
+            if let Some(c) = &charset {
+                m.params.push(("charset".into(), c.clone()));
+            }
+        }
+        mime = Some(m);
+    }
+    mime
+}
+
+/// Classifies the values of a response's Content-Type headers (none: the
+/// header is absent).
+pub fn classify(values: &[&[u8]]) -> Result<ContentType, TypeRefusal> {
+    let shown: Vec<String> = values
+        .iter()
+        .map(|v| String::from_utf8_lossy(v).trim_matches([' ', '\t']).to_string())
+        .collect();
+    if shown.iter().all(|v| v.trim_matches(is_http_whitespace).is_empty()) {
         return Err(TypeRefusal::Missing);
-    };
-    let value = raw.trim_matches([' ', '\t']);
-    let refuse = || TypeRefusal::Refused(value.to_string());
-    let (essence, params) = parse(value).ok_or_else(refuse)?;
-    let (ty, sub) = essence.split_once('/').ok_or_else(refuse)?;
-    let class = match (ty, sub) {
+    }
+    let refuse = || TypeRefusal::Refused(shown.join(", ").trim_matches([' ', '\t']).to_string());
+    let mime = extract(values).ok_or_else(refuse)?;
+    let class = match (mime.kind.as_str(), mime.subtype.as_str()) {
         ("text", "html") | ("application", "xhtml+xml") => MediaClass::Html,
         ("application", "json" | "xml") | ("text", "xml") => MediaClass::Structured,
         ("application", s) if s.ends_with("+json") || s.ends_with("+xml") => MediaClass::Structured,
         ("text", _) => MediaClass::Text,
         _ => return Err(refuse()),
     };
-    // The first charset parameter wins, as in the WHATWG MIME sniffing rules.
-    let charset = params
-        .into_iter()
-        .find(|(n, _)| n == "charset")
-        .map(|(_, v)| v);
+    // A charset written as bytes above 0x7F is read back as UTF-8 for the
+    // label lookup and the message (labels are ASCII; anything else is an
+    // unknown label either way).
+    let charset = mime.param("charset").map(|c| {
+        let bytes: Vec<u8> = c.chars().map(|ch| ch as u32 as u8).collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    });
     Ok(ContentType { class, charset })
 }
 
@@ -140,7 +307,7 @@ mod tests {
     use super::*;
 
     fn class(v: &str) -> Result<(MediaClass, Option<String>), TypeRefusal> {
-        classify(Some(v)).map(|c| (c.class, c.charset))
+        classify(&[v.as_bytes()]).map(|c| (c.class, c.charset))
     }
 
     #[test]
@@ -188,47 +355,61 @@ mod tests {
             class("  Application/PDF ; x=1 "),
             Err(TypeRefusal::Refused("Application/PDF ; x=1".into()))
         );
-        assert_eq!(classify(None), Err(TypeRefusal::Missing));
+        assert_eq!(classify(&[]), Err(TypeRefusal::Missing));
+        assert_eq!(class("   "), Err(TypeRefusal::Missing));
+        assert_eq!(class(""), Err(TypeRefusal::Missing));
+    }
+
+    /// What browsers read as HTML is HTML (issue #19: real PHP sites send
+    /// `charset=` with no value).
+    #[test]
+    fn forms_browsers_accept() {
+        for s in [
+            "text/html; charset=",
+            "text/html; charset",
+            "text/html; foo",
+            "text/html; charset = utf-8",
+            "text/html; charset=\"utf-8",
+            "text/html;;",
+        ] {
+            assert_eq!(class(s).unwrap().0, MediaClass::Html, "{s:?}");
+        }
+        assert_eq!(class("text/html; charset=\"utf-8").unwrap().1, Some("utf-8".into()));
+        assert_eq!(class("text/html; charset = utf-8").unwrap().1, None);
     }
 
     #[test]
     fn unparsable_values_are_refused() {
-        for s in [
-            "",
-            "html",
-            "text/",
-            "/html",
-            "text/html; charset",
-            "text/html; charset=\"utf-8",
-            "text/html;=x",
-            "text html",
-            "text/html; charset=a b",
-        ] {
+        for s in ["html", "text/", "/html", "text html", "text/html(;x=1", "bogus/bogus/;"] {
             assert!(matches!(class(s), Err(TypeRefusal::Refused(_))), "{s:?}");
         }
     }
 
+    /// Several headers: the last that parses wins, a charset carried over
+    /// from an earlier one of the same essence (Fetch's examples).
     #[test]
-    fn parameters_quoted_and_spaced() {
+    fn several_headers() {
+        let c = |vs: &[&str]| {
+            let b: Vec<&[u8]> = vs.iter().map(|v| v.as_bytes()).collect();
+            classify(&b).map(|c| (c.class, c.charset))
+        };
+        assert_eq!(c(&["text/plain", "text/html"]).unwrap().0, MediaClass::Html);
         assert_eq!(
-            class("text/plain;charset=\"ISO-8859-1\"").unwrap().1,
-            Some("ISO-8859-1".into())
-        );
-        assert_eq!(class("text/plain ;\tcharset = x").ok(), None);
-        assert_eq!(
-            class("text/plain; format=flowed; charset=koi8-r")
-                .unwrap()
-                .1,
-            Some("koi8-r".into())
+            c(&["text/html;charset=gbk", "text/html"]).unwrap(),
+            (MediaClass::Html, Some("gbk".into()))
         );
         assert_eq!(
-            class("text/plain; charset=\"a\\\"b\"").unwrap().1,
-            Some("a\"b".into())
+            c(&["text/html;charset=gbk", "text/plain"]).unwrap(),
+            (MediaClass::Text, None)
         );
-        assert_eq!(class("text/plain;").unwrap().1, None);
+        assert_eq!(c(&["text/html", "*/*"]).unwrap().0, MediaClass::Html);
+        assert_eq!(c(&["text/html, x/x"]), Err(TypeRefusal::Refused("text/html, x/x".into())));
         assert_eq!(
-            class("text/plain; charset=one; charset=two").unwrap().1,
-            Some("one".into())
+            c(&["text/html;x=\"a,b\""]).unwrap().0,
+            MediaClass::Html,
+            "a comma inside quotes does not split"
         );
+        assert_eq!(c(&["", " "]), Err(TypeRefusal::Missing));
+        assert_eq!(c(&["", "text/plain"]).unwrap().0, MediaClass::Text);
     }
 }

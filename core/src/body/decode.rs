@@ -277,7 +277,10 @@ impl Inflate {
 }
 
 /// `gzip` (RFC 1952): the header, raw deflate into the caller's buffer,
-/// then the CRC-32 and length trailer, all as bytes arrive.
+/// then the CRC-32 and length trailer, all as bytes arrive. A body may be
+/// several members one after another (§2.2, what `gzip_static` serves for
+/// concatenated files): after a member's trailer checks out, the next
+/// byte starts a new member's header.
 #[derive(Default)]
 struct Gunzip {
     head: Vec<u8>,
@@ -329,6 +332,13 @@ fn gzip_header_len(h: &[u8]) -> Result<Option<usize>, Stop> {
 
 impl Gunzip {
     fn step(&mut self, input: &[u8], out: &mut [u8]) -> Result<(usize, usize), Stop> {
+        if self.trailer.len() == 8 && !input.is_empty() {
+            // Another member follows a complete one.
+            if !self.member_complete() {
+                return Err(Stop::Corrupt);
+            }
+            *self = Gunzip::default();
+        }
         if self.inflate.is_none() {
             // Buffer the header (bounded), then start inflating after it.
             let before = self.head.len();
@@ -347,11 +357,10 @@ impl Gunzip {
             }
         }
         if self.done {
+            // The trailer; bytes after it are the next member's, taken by
+            // the next call.
             let take = input.len().min(8 - self.trailer.len());
             self.trailer.extend_from_slice(&input[..take]);
-            if take < input.len() {
-                return Err(Stop::Corrupt); // data after the trailer
-            }
             return Ok((take, 0));
         }
         // OK because it was set when the header ended.
@@ -368,6 +377,11 @@ impl Gunzip {
     }
 
     fn is_complete(&self) -> bool {
+        self.member_complete()
+    }
+
+    /// The current member has ended and its trailer matches its data.
+    fn member_complete(&self) -> bool {
         if !self.done || self.trailer.len() != 8 {
             return false;
         }

@@ -5,11 +5,14 @@ use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
-use hickory_resolver::config::{LookupIpStrategy, NameServerConfig, ResolverConfig};
+use hickory_resolver::config::{LookupIpStrategy, NameServerConfig, ResolveHosts, ResolverConfig};
 use hickory_resolver::net::runtime::TokioRuntimeProvider;
 use hickory_resolver::TokioResolver;
 
 use super::{BoxFuture, LookupFailed, Resolve};
+
+/// How long one try of a lookup waits for a server's answer.
+pub const LOOKUP_TRY: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The default resolver: hickory-resolver, A and AAAA, with its cache off
 /// (webgate keeps no DNS cache: a name that turns to 127.0.0.1 between two
@@ -26,32 +29,41 @@ impl std::fmt::Debug for HickoryResolve {
 }
 
 impl HickoryResolve {
-    /// Uses the system configuration (`/etc/resolv.conf`).
+    /// Uses the system configuration (`/etc/resolv.conf`, and the hosts
+    /// file as the system would).
     pub fn system() -> Result<Self, String> {
         let builder =
             TokioResolver::builder_tokio().map_err(|e| format!("system DNS configuration: {e}"))?;
-        Self::finish(builder)
+        Self::finish(builder, ResolveHosts::Auto)
     }
 
-    /// Asks one DNS server, over UDP and TCP, on its port.
+    /// Asks one DNS server, over UDP and TCP, on its port — and nothing
+    /// else: not the hosts file.
     pub fn server(addr: SocketAddr) -> Result<Self, String> {
         let mut ns = NameServerConfig::udp_and_tcp(addr.ip());
         for c in &mut ns.connections {
             c.port = addr.port();
         }
         let config = ResolverConfig::from_parts(None, vec![], vec![ns]);
-        Self::finish(TokioResolver::builder_with_config(
-            config,
-            TokioRuntimeProvider::default(),
-        ))
+        Self::finish(
+            TokioResolver::builder_with_config(config, TokioRuntimeProvider::default()),
+            ResolveHosts::Never,
+        )
     }
 
     fn finish(
         mut builder: hickory_resolver::ResolverBuilder<TokioRuntimeProvider>,
+        hosts: ResolveHosts,
     ) -> Result<Self, String> {
         let opts = builder.options_mut();
         opts.cache_size = 0;
         opts.ip_strategy = LookupIpStrategy::Ipv4AndIpv6;
+        opts.use_hosts_file = hosts;
+        // A server that does not answer fails the lookup in about two
+        // seconds (the default, 5 s times three tries, outlasts a request's
+        // own limits); the fetch bounds the lookup by the connect limit too.
+        opts.timeout = LOOKUP_TRY;
+        opts.attempts = 1;
         let inner = builder.build().map_err(|e| format!("DNS resolver: {e}"))?;
         Ok(HickoryResolve { inner })
     }
