@@ -13,7 +13,12 @@ fn cases(file: &str) -> Vec<Value> {
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let v: Value = serde_json::from_str(&text).unwrap();
     // Strings are section titles.
-    v.as_array().unwrap().iter().filter(|c| c.is_object()).cloned().collect()
+    v.as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c.is_object())
+        .cloned()
+        .collect()
 }
 
 fn check(file: &str, at_least: usize) {

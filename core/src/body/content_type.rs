@@ -278,9 +278,16 @@ pub fn extract(values: &[&[u8]]) -> Option<MimeType> {
 pub fn classify(values: &[&[u8]]) -> Result<ContentType, TypeRefusal> {
     let shown: Vec<String> = values
         .iter()
-        .map(|v| String::from_utf8_lossy(v).trim_matches([' ', '\t']).to_string())
+        .map(|v| {
+            String::from_utf8_lossy(v)
+                .trim_matches([' ', '\t'])
+                .to_string()
+        })
         .collect();
-    if shown.iter().all(|v| v.trim_matches(is_http_whitespace).is_empty()) {
+    if shown
+        .iter()
+        .all(|v| v.trim_matches(is_http_whitespace).is_empty())
+    {
         return Err(TypeRefusal::Missing);
     }
     let refuse = || TypeRefusal::Refused(shown.join(", ").trim_matches([' ', '\t']).to_string());
@@ -374,13 +381,23 @@ mod tests {
         ] {
             assert_eq!(class(s).unwrap().0, MediaClass::Html, "{s:?}");
         }
-        assert_eq!(class("text/html; charset=\"utf-8").unwrap().1, Some("utf-8".into()));
+        assert_eq!(
+            class("text/html; charset=\"utf-8").unwrap().1,
+            Some("utf-8".into())
+        );
         assert_eq!(class("text/html; charset = utf-8").unwrap().1, None);
     }
 
     #[test]
     fn unparsable_values_are_refused() {
-        for s in ["html", "text/", "/html", "text html", "text/html(;x=1", "bogus/bogus/;"] {
+        for s in [
+            "html",
+            "text/",
+            "/html",
+            "text html",
+            "text/html(;x=1",
+            "bogus/bogus/;",
+        ] {
             assert!(matches!(class(s), Err(TypeRefusal::Refused(_))), "{s:?}");
         }
     }
@@ -403,7 +420,10 @@ mod tests {
             (MediaClass::Text, None)
         );
         assert_eq!(c(&["text/html", "*/*"]).unwrap().0, MediaClass::Html);
-        assert_eq!(c(&["text/html, x/x"]), Err(TypeRefusal::Refused("text/html, x/x".into())));
+        assert_eq!(
+            c(&["text/html, x/x"]),
+            Err(TypeRefusal::Refused("text/html, x/x".into()))
+        );
         assert_eq!(
             c(&["text/html;x=\"a,b\""]).unwrap().0,
             MediaClass::Html,
