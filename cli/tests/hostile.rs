@@ -51,6 +51,16 @@ fn pem(ca: &TestCa) -> std::path::PathBuf {
 /// Fetches `url` through the CLI with every listed name resolving to
 /// PUBLIC and PUBLIC:443 mapped to the server.
 fn fetch(ca: &TestCa, server: &HostileServer, names: &[&str], url: &str) -> Outcome {
+    fetch_with(ca, server, names, url, &[])
+}
+
+fn fetch_with(
+    ca: &TestCa,
+    server: &HostileServer,
+    names: &[&str],
+    url: &str,
+    extra: &[&str],
+) -> Outcome {
     let pem = pem(ca);
     let mut args: Vec<String> = vec![
         "fetch".into(),
@@ -68,6 +78,7 @@ fn fetch(ca: &TestCa, server: &HostileServer, names: &[&str], url: &str) -> Outc
         args.push("--resolve".into());
         args.push(format!("{n}={PUBLIC}"));
     }
+    args.extend(extra.iter().map(|a| a.to_string()));
     let out = rss::run(&args);
     let _ = std::fs::remove_file(pem);
     out
@@ -728,4 +739,93 @@ fn adversarial_pages_over_gzip() {
         }
     }
     assert!(failures.is_empty(), "over the bounds: {failures:?}");
+}
+
+/// A GOAWAY a server sends as the connection opens (graceful shutdown, or
+/// a stream limit of zero) used to race the request: hyper sometimes saw
+/// it first and failed the call before the stream was ever sent. Now the
+/// reads wait for the first HEADERS frame, and a request the connection
+/// dropped is tried once more on a fresh one. Each timing is run many
+/// times, since the failure was a race.
+#[test]
+fn h2_goaway_never_fails_a_request_it_did_not_refuse() {
+    let ca = TestCa::new();
+    for (label, wait_ms) in [("after the request", 100u64), ("at once", 0)] {
+        let mut steps = Vec::new();
+        if wait_ms > 0 {
+            steps.push(Step::Sleep(Duration::from_millis(wait_ms)));
+        }
+        // GOAWAY, last stream 1 (ours is processed), NO_ERROR; then the answer.
+        let goaway = h2_frame(7, 0, 0, &[0, 0, 0, 1, 0, 0, 0, 0]);
+        let headers = h2_frame(1, 0x4, 1, &h2_ok_headers());
+        let data = h2_frame(0, 0x1, 1, b"the whole answer");
+        steps.push(Step::Write([goaway, headers, data].concat()));
+        steps.push(Step::Sleep(Duration::from_millis(200)));
+        let s = HostileServer::start(&ca, A, Script::H2(steps));
+        let runs = 30;
+        let failed: Vec<String> = (0..runs)
+            .map(|_| fetch(&ca, &s, A, URL))
+            .filter(|o| o.code != 0)
+            .map(|o| o.stdout.trim().to_string())
+            .collect();
+        assert!(
+            failed.is_empty(),
+            "GOAWAY {label}: {}/{runs} failed: {failed:?}",
+            failed.len()
+        );
+    }
+}
+
+/// A server that ends the connection after reading the request, without
+/// a byte of answer (a kept-alive connection it had timed out), gets the
+/// request once more on a fresh connection; one that does it every time
+/// gets exactly one retry, then the usual network error.
+#[test]
+fn a_request_whose_connection_ends_before_the_answer_is_retried_once() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let ca = TestCa::new();
+    let seen = std::sync::Arc::new(AtomicUsize::new(0));
+    let count = seen.clone();
+    let body = "retried and answered";
+    let answer = std::sync::Arc::new(move |_: &str| {
+        if count.fetch_add(1, Ordering::SeqCst) == 0 {
+            vec![Step::Close]
+        } else {
+            vec![Step::Write(
+                [
+                    head(&format!(
+                        "Content-Type: text/plain\r\nContent-Length: {}\r\n",
+                        body.len()
+                    )),
+                    body.as_bytes().to_vec(),
+                ]
+                .concat(),
+            )]
+        }
+    });
+    let s = HostileServer::start(&ca, A, Script::Http(CertKind::Valid, answer));
+    let o = fetch_with(&ca, &s, A, URL, &["--audit"]);
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(o.stdout.ends_with(&format!("{body}\n")), "{}", o.stdout);
+    // The audit shows both attempts, the second marked as the retry.
+    let retries: Vec<&str> = o.stderr.matches("\"retry\":true").collect();
+    assert_eq!(retries.len(), 1, "{}", o.stderr);
+    assert!(o.stderr.contains("\"failed_at\":\"head\""), "{}", o.stderr);
+    assert_eq!(seen.load(Ordering::SeqCst), 2);
+    assert_eq!(s.connections.load(Ordering::SeqCst), 2);
+
+    let s = HostileServer::start(&ca, A, http(CertKind::Valid, vec![Step::Close]));
+    let o = fetch(&ca, &s, A, URL);
+    check(
+        "the connection ends before every answer",
+        &o,
+        &[net_failed(URL)],
+        limit(),
+        64 * MIB,
+    );
+    assert_eq!(
+        s.connections.load(Ordering::SeqCst),
+        2,
+        "one retry, no more"
+    );
 }

@@ -23,6 +23,10 @@ pub enum Step {
     Forever(Vec<u8>),
     /// Wait.
     Sleep(Duration),
+    /// End the connection cleanly (TLS close_notify, then FIN) without
+    /// answering: what a server does to a kept-alive connection it has
+    /// just timed out.
+    Close,
 }
 
 /// What the server makes the request head into (for answers that depend on
@@ -95,6 +99,10 @@ async fn play<S: AsyncWrite + Unpin>(s: &mut S, steps: &[Step]) -> std::io::Resu
                 s.write_all(chunk).await?;
             },
             Step::Sleep(d) => tokio::time::sleep(*d).await,
+            Step::Close => {
+                s.shutdown().await?;
+                return Err(std::io::Error::other("closed by the script"));
+            }
         }
         s.flush().await?;
     }

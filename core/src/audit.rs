@@ -128,6 +128,10 @@ impl FetchAudit {
 pub struct HopAudit {
     /// The URL requested, redacted.
     pub url: String,
+    /// This request repeats the one before it, whose connection ended
+    /// before the response began (retried once, on a fresh lookup and
+    /// connection, within the same deadline).
+    pub retry: bool,
     /// Every address the name resolved to, in the resolver's order.
     pub addresses: Vec<AddressAudit>,
     /// Every connection attempt, in order (vetted addresses only).

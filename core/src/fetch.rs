@@ -298,10 +298,41 @@ impl Fetcher {
             let hop = audit.hops.last_mut().expect("hop");
             let span =
                 tracing::info_span!(target: "webgate", "request", hop = followed, url = %hop.url);
-            let (resp, conn) = self
-                .exchange(&current, deadline, hop)
+            let mut gone = false;
+            let first = self
+                .exchange(&current, deadline, hop, &mut gone)
                 .instrument(span.clone())
-                .await?;
+                .await;
+            let (resp, conn) = match first {
+                Ok(x) => x,
+                // The connection ended before the response began (a
+                // server closing a kept-alive connection, or an h2 GOAWAY
+                // that hyper acted on before taking the request): the GET
+                // is repeated once, on a fresh lookup, vetting and
+                // connection, within the same deadline.
+                Err(_) if gone => {
+                    span.in_scope(|| {
+                        tracing::info!(
+                            target: "webgate",
+                            "connection ended before the response; retrying once"
+                        );
+                    });
+                    audit.hops.push(HopAudit {
+                        url: self.inner.audit.url(current.as_str()),
+                        retry: true,
+                        ..Default::default()
+                    });
+                    // OK because a hop was just pushed.
+                    let hop = audit.hops.last_mut().expect("hop");
+                    let mut again = false;
+                    self.exchange(&current, deadline, hop, &mut again)
+                        .instrument(span.clone())
+                        .await?
+                }
+                Err(e) => return Err(e),
+            };
+            // OK because a hop was pushed above.
+            let hop = audit.hops.last_mut().expect("hop");
             let status = resp.status().as_u16();
             hop.status = Some(status);
             let decision = span.in_scope(|| {
@@ -359,11 +390,15 @@ impl Fetcher {
     }
 
     /// One request: resolve, vet, dial, TLS, send, and wait for the head.
+    /// `gone` is set when the connection ended before the response head
+    /// in a way that a fresh connection may not repeat (see
+    /// [`http::connection_gone`]).
     async fn exchange(
         &self,
         url: &AdmittedUrl,
         deadline: Instant,
         hop: &mut HopAudit,
+        gone: &mut bool,
     ) -> Result<(Response<Incoming>, ConnGuard), FetchError> {
         let inner = &self.inner;
         let timed_out = || FetchError::Timeout { url: url.display() };
@@ -534,8 +569,10 @@ impl Fetcher {
         hop.phases.head_ms = Some(ms(t.elapsed()));
         match head {
             Ok(Ok(head)) => Ok(head),
-            Ok(Err(_)) => {
+            Ok(Err(e)) => {
                 hop.failed_at = Some("head");
+                *gone = http::connection_gone(&e);
+                tracing::info!(target: "webgate", error = %e, gone = *gone, "no response head");
                 Err(failed())
             }
             Err(_) => {
