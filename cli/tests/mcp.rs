@@ -212,7 +212,7 @@ fn a_real_client_lists_and_calls_both_tools() {
     assert_eq!(names, ["web_fetch"]);
     let r = call(&client, "web_search", json!({"query": "again"})).await;
     assert_eq!(r.is_error, Some(true));
-    assert_eq!(text(&r), "web_search: this run's budget of 1 searches is spent");
+    assert_eq!(text(&r), "web_search: this run's search budget (1) is spent");
     let r = call(&client, "web_search", json!({"query": ""})).await;
     assert_eq!(r.is_error, Some(true));
 

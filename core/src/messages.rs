@@ -15,6 +15,53 @@ pub const FETCH_DESCRIPTION: &str = "Fetch a web page and return its main conten
 pub const SEARCH_DESCRIPTION: &str =
     "Search the web and return a list of results (title, url, description).";
 
+/// The most characters of one model- or server-chosen value a message
+/// shows ([`Shown`]); the rest becomes an ellipsis.
+pub const SHOWN_MAX_CHARS: usize = 256;
+
+/// A value that came from the model or a server (a URL, a query, a
+/// content type, a charset label, a Location), as every message shows it:
+/// control characters escaped ([`escape_char`]) and at most
+/// [`SHOWN_MAX_CHARS`] characters, then `…`. Messages sit outside the
+/// untrusted envelope's markers (contract §11): without this, a newline in
+/// an argument would start a line that reads as webgate's own, and a
+/// server could make a 100-character reply carry megabytes of its text.
+/// A value that is short and clean is shown exactly as it is.
+#[derive(Clone, Copy, Debug)]
+pub struct Shown<'a>(pub &'a str);
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut chars = self.0.chars();
+        for c in chars.by_ref().take(SHOWN_MAX_CHARS) {
+            escape_char(f, c)?;
+        }
+        if chars.next().is_some() {
+            f.write_str("…")?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes `c` so that it cannot break or reorder the line it is on: `\n`,
+/// `\r`, `\t` as two-character escapes; every other control character,
+/// the Unicode line and paragraph separators and the bidirectional
+/// controls (which can make a line read in another order than it is
+/// written) as `\u{xx}` in lower-case hex; anything else as itself.
+pub fn escape_char<W: fmt::Write>(w: &mut W, c: char) -> fmt::Result {
+    match c {
+        '\n' => w.write_str("\\n"),
+        '\r' => w.write_str("\\r"),
+        '\t' => w.write_str("\\t"),
+        c if c.is_control()
+            || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}') =>
+        {
+            write!(w, "\\u{{{:x}}}", c as u32)
+        }
+        c => w.write_char(c),
+    }
+}
+
 /// How a call ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Class {
@@ -96,13 +143,15 @@ impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Refusal::Invalid => f.write_str("invalid url"),
-            Refusal::Scheme { scheme } => write!(f, "scheme not allowed: {scheme}"),
+            Refusal::Scheme { scheme } => write!(f, "scheme not allowed: {}", Shown(scheme)),
             Refusal::Userinfo => f.write_str("url must not contain userinfo"),
             Refusal::Port { port } => write!(f, "port not allowed: {port}"),
             // std's Display is the contract's canonical form: 127.0.0.1,
             // ::1, ::ffff:127.0.0.1, ::7f00:1.
             Refusal::IpLiteral { address } => write!(f, "ip literal host not allowed: {address}"),
-            Refusal::Domain { host } => write!(f, "host not allowed by domain policy: {host}"),
+            Refusal::Domain { host } => {
+                write!(f, "host not allowed by domain policy: {}", Shown(host))
+            }
         }
     }
 }
@@ -302,46 +351,72 @@ impl fmt::Display for FetchError {
             FetchError::Args(e) => e.fmt(f),
             FetchError::Url(r) => r.fmt(f),
             FetchError::NoAllowedAddress { host } => {
-                write!(f, "host {host} has no allowed address")
+                write!(f, "host {} has no allowed address", Shown(host))
             }
-            FetchError::DnsFailed { host } => write!(f, "dns resolution failed for {host}"),
+            FetchError::DnsFailed { host } => {
+                write!(f, "dns resolution failed for {}", Shown(host))
+            }
             FetchError::Status { url, status } => {
-                write!(f, "{url} answered HTTP {status}; try a different URL")
+                write!(
+                    f,
+                    "{} answered HTTP {status}; try a different URL",
+                    Shown(url)
+                )
             }
             FetchError::TypeRefused { content_type, url } => write!(
                 f,
-                "content type {content_type} from {url} cannot be returned as text; \
-                 try an HTML version of the page or a different URL"
+                "content type {} from {} cannot be returned as text; \
+                 try an HTML version of the page or a different URL",
+                Shown(content_type),
+                Shown(url)
             ),
             FetchError::TypeMissing { url } => write!(
                 f,
-                "response from {url} declared no content type; refusing to guess its format; \
-                 try a different URL"
+                "response from {} declared no content type; refusing to guess its format; \
+                 try a different URL",
+                Shown(url)
             ),
             FetchError::CharsetUnknown { url, charset } => {
-                write!(f, "response from {url} declared unknown charset {charset}; cannot decode its text")
+                write!(
+                    f,
+                    "response from {} declared unknown charset {}; cannot decode its text",
+                    Shown(url),
+                    Shown(charset)
+                )
             }
             FetchError::BodyCap { url, limit } => {
-                write!(f, "response from {url} exceeds the {limit}-byte size cap")
+                write!(
+                    f,
+                    "response from {} exceeds the {limit}-byte size cap",
+                    Shown(url)
+                )
             }
             FetchError::BodyRead { url } => write!(
                 f,
-                "the response body from {url} could not be read; try again or use a different URL"
+                "the response body from {} could not be read; try again or use a different URL",
+                Shown(url)
             ),
             FetchError::NetFailed { url } => {
                 write!(
                     f,
-                    "fetch failed for {url}: network error; try a different URL"
+                    "fetch failed for {}: network error; try a different URL",
+                    Shown(url)
                 )
             }
             FetchError::Timeout { url } => {
                 write!(
                     f,
-                    "request to {url} timed out; try again or use a different URL"
+                    "request to {} timed out; try again or use a different URL",
+                    Shown(url)
                 )
             }
             FetchError::RedirectRefused { from, to, reason } => {
-                write!(f, "redirect from {from} to {to} refused: {reason}")
+                write!(
+                    f,
+                    "redirect from {} to {} refused: {reason}",
+                    Shown(from),
+                    Shown(to)
+                )
             }
         }
     }
@@ -743,9 +818,11 @@ pub enum EnvelopeSource<'a> {
 impl fmt::Display for EnvelopeSource<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            EnvelopeSource::Page { url } => write!(f, "what web_fetch returned for {url}"),
+            EnvelopeSource::Page { url } => {
+                write!(f, "what web_fetch returned for {}", Shown(url))
+            }
             EnvelopeSource::Search { query } => {
-                write!(f, "what web_search returned for '{query}'")
+                write!(f, "what web_search returned for '{}'", Shown(query))
             }
         }
     }
@@ -832,14 +909,14 @@ impl fmt::Display for Note {
             ),
             Note::SearchBudgetSpent { limit } => write!(
                 f,
-                "Note: that was the last of the {limit} web searches this run allows; \
+                "Note: that was the last web search this run allows (its budget is {limit}); \
                  web_search is withdrawn. Answer from the results you already have, citing \
                  the URLs they gave."
             ),
             Note::FetchBudgetSpent { limit } => write!(
                 f,
-                "Note: that was the last of the {limit} pages this run may open; web_fetch \
-                 is withdrawn."
+                "Note: that was the last page this run may open (its budget is {limit}); \
+                 web_fetch is withdrawn."
             ),
         }
     }
@@ -939,15 +1016,16 @@ impl fmt::Display for OptionError {
             ),
             OptionError::BlockPage { url } => write!(
                 f,
-                "fetch failed for {url}: the site served a verification/block page instead of the article"
+                "fetch failed for {}: the site served a verification/block page instead of the article",
+                Shown(url)
             ),
             OptionError::SearchBudget { limit } => write!(
                 f,
-                "web_search: this run's budget of {limit} searches is spent"
+                "web_search: this run's search budget ({limit}) is spent"
             ),
             OptionError::FetchBudget { limit } => write!(
                 f,
-                "web_fetch: this run's budget of {limit} pages is spent"
+                "web_fetch: this run's page budget ({limit}) is spent"
             ),
             OptionError::NumResults => {
                 f.write_str("web_search: num_results must be a positive integer")
@@ -969,7 +1047,7 @@ pub struct NoResults<'a>(pub &'a str);
 
 impl fmt::Display for NoResults<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "No results found for '{}'", self.0)
+        write!(f, "No results found for '{}'", Shown(self.0))
     }
 }
 
@@ -995,9 +1073,9 @@ pub enum Action<'a> {
 impl fmt::Display for Action<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Action::Searched { query } => write!(f, "searched for '{query}'"),
+            Action::Searched { query } => write!(f, "searched for '{}'", Shown(query)),
             Action::SearchedTheWeb => f.write_str("searched the web"),
-            Action::Opened { url } => write!(f, "opened {url}"),
+            Action::Opened { url } => write!(f, "opened {}", Shown(url)),
             Action::TriedToOpen => f.write_str("tried to open a page"),
         }
     }

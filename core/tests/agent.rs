@@ -126,7 +126,7 @@ fn the_search_budget_holds_under_concurrent_calls() {
     assert!(replies
         .iter()
         .filter(|r| r.is_error())
-        .all(|r| r.model_text == "web_search: this run's budget of 8 searches is spent"));
+        .all(|r| r.model_text == "web_search: this run's search budget (8) is spent"));
     assert_eq!(run.tools().len(), 1);
     // A new run has a new budget.
     assert_eq!(tb.start_run().tools().len(), 2);

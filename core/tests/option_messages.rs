@@ -56,8 +56,8 @@ fn samples() -> Vec<(&'static str, String, String, String)> {
             e.to_string()
                 .replace("offset 7 ", "offset {offset} ")
                 .replace("(5 characters)", "({total} characters)")
-                .replace("of 8 searches", "of {limit} searches")
-                .replace("of 3 pages", "of {limit} pages"),
+                .replace("budget (8)", "budget ({limit})")
+                .replace("budget (3)", "budget ({limit})"),
             o.class.as_str().to_string(),
             o.kind.map(|k| k.to_string()).unwrap_or_default(),
         ));
@@ -85,8 +85,8 @@ fn samples() -> Vec<(&'static str, String, String, String)> {
                 .replace("11", "{not_returned}")
                 .replace("22", "{next_offset}")
                 .replace("33", "{chars}")
-                .replace("of the 8 ", "of the {limit} ")
-                .replace("of the 3 ", "of the {limit} "),
+                .replace("budget is 8)", "budget is {limit})")
+                .replace("budget is 3)", "budget is {limit})"),
             s("note"),
             s(""),
         ));

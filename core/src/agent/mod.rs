@@ -278,6 +278,14 @@ impl Run {
         let o = &tb.options;
         let mut notes = Vec::new();
         let requested = args.get("url").and_then(Value::as_str).map(str::to_string);
+        // What the header and the summary show of the URL: its display
+        // form when it parses (query and fragment as messages show them),
+        // and either way through `Shown` (escaped, bounded), since the
+        // argument is the model's, possibly talked into by a page.
+        let requested = requested.map(|r| match url::Url::parse(&r) {
+            Ok(u) => display_form(&u),
+            Err(_) => r,
+        });
         let summary = match &requested {
             Some(url) => Action::Opened { url }.to_string(),
             None => Action::TriedToOpen.to_string(),
@@ -310,19 +318,32 @@ impl Run {
         } else {
             0
         };
-        match take(&self.fetches, o.fetch_budget) {
-            Err(limit) => return finish(OptionError::FetchBudget { limit }.into(), notes, None),
-            Ok(true) => notes.push(Note::FetchBudgetSpent {
-                limit: o.fetch_budget.unwrap_or_default(),
-            }),
-            Ok(false) => {}
-        }
-        let opts = FetchOptions {
-            max_chars: Some(a.max_chars),
-            raw: a.raw,
-            whole: true,
+        // A URL the admission rules refuse never reaches the network, so
+        // it spends no budget: the fetch budget counts calls that went as
+        // far as the lookup.
+        let admitted = crate::policy::admission::admit(&a.url, tb.fetcher.policy());
+        let fetched = match admitted {
+            Err(r) => Err(FetchError::Url(r)),
+            Ok(_) => match take(&self.fetches, o.fetch_budget) {
+                Err(limit) => {
+                    return finish(OptionError::FetchBudget { limit }.into(), notes, None)
+                }
+                Ok(spent) => {
+                    if spent {
+                        notes.push(Note::FetchBudgetSpent {
+                            limit: o.fetch_budget.unwrap_or_default(),
+                        });
+                    }
+                    let opts = FetchOptions {
+                        max_chars: Some(a.max_chars),
+                        raw: a.raw,
+                        whole: true,
+                    };
+                    tb.fetcher.fetch(&a.url, opts).await
+                }
+            },
         };
-        let f = match tb.fetcher.fetch(&a.url, opts).await {
+        let f = match fetched {
             Ok(f) => f,
             Err(e) => {
                 let outcome = Outcome::from(e);

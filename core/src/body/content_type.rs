@@ -9,7 +9,7 @@
 //! charset may come from an earlier header of the same essence). Header
 //! bytes are read as the standards read them, one code point per byte. A
 //! value that does not parse is refused like an unsupported type, with the
-//! value verbatim; no value, or only blank ones, is no content type.
+//! value verbatim; no value, or only blank ones, means the type is missing.
 
 /// What the body will be turned into.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

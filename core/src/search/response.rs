@@ -44,7 +44,8 @@ pub fn rows_from_results(results: &[Value]) -> Result<Vec<SearchRow>, SearchErro
 /// A backend's error body as the message shows it: decoded lossily as
 /// UTF-8, cut to at most `cut` bytes on a character boundary, then `\n`,
 /// `\r`, `\t` as two-character escapes and every other control character
-/// as `\u{xx}` (lower-case hex), so the message stays one line.
+/// (and line separator or bidirectional control) as `\u{xx}` (lower-case
+/// hex), by [`crate::messages::escape_char`], so the message stays one line.
 pub fn escape_error_body(body: &[u8], cut: usize) -> String {
     let text = String::from_utf8_lossy(body);
     let mut end = text.len().min(cut);
@@ -53,13 +54,9 @@ pub fn escape_error_body(body: &[u8], cut: usize) -> String {
     }
     let mut out = String::with_capacity(end);
     for c in text[..end].chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            c => out.push(c),
-        }
+        // The one escape every echoed value goes through; writing to a
+        // String cannot fail.
+        let _ = crate::messages::escape_char(&mut out, c);
     }
     out
 }
