@@ -13,7 +13,25 @@
 
 #![forbid(unsafe_code)]
 
+/// `println!` that survives a closed stdout: a reader that stops early
+/// (`webgate extract page.html | head`) is not an error of webgate's, so
+/// a broken pipe is let go (the command still exits with the code of its
+/// outcome) instead of panicking with a backtrace.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let mut stdout = std::io::stdout().lock();
+        if let Err(e) = writeln!(stdout, $($arg)*).and_then(|()| stdout.flush()) {
+            if e.kind() != std::io::ErrorKind::BrokenPipe {
+                eprintln!("webgate: cannot write the output: {e}");
+                std::process::exit(1);
+            }
+        }
+    }};
+}
+
 mod mcp;
+mod search_net;
 
 use std::collections::HashMap;
 use std::io::Read as _;
@@ -137,9 +155,8 @@ enum Command {
         provider: ProviderOptions,
         #[command(flatten)]
         agent: AgentFlags,
-        /// Write tracing events to stderr under this filter.
-        #[arg(long, value_name = "FILTER")]
-        log: Option<String>,
+        #[command(flatten)]
+        audit: AuditOptions,
     },
     /// Run URL admission only (no network) and print `admit` or the exact
     /// refusal text. Exit 0 admitted, 1 soft refusal, 2 hard refusal.
@@ -370,8 +387,15 @@ impl AuditOptions {
         let Some(filter) = &self.log else {
             return Ok(());
         };
-        let filter = tracing_subscriber::EnvFilter::try_new(filter)
+        let mut filter = tracing_subscriber::EnvFilter::try_new(filter)
             .map_err(|e| format!("--log {filter:?}: {e}"))?;
+        if !self.reveal_queries {
+            // The MCP SDK's own events print whole protocol messages
+            // (arguments, URLs with their queries), which cannot be
+            // redacted field by field as webgate's are: below warnings
+            // they are shown only when queries may be.
+            filter = filter.add_directive("rmcp=warn".parse().expect("a valid directive"));
+        }
         tracing_subscriber::fmt()
             .with_env_filter(filter)
             .with_writer(std::io::stderr)
@@ -493,16 +517,12 @@ fn main() -> ExitCode {
             policy,
             provider,
             agent,
-            log,
+            audit,
         } => {
-            let logging = AuditOptions {
-                log,
-                ..Default::default()
-            };
-            if let Err(e) = logging.init_log() {
+            if let Err(e) = audit.init_log() {
                 return usage(&e);
             }
-            run_mcp(&net, &policy, &provider, &agent)
+            run_mcp(&net, &policy, &provider, &agent, &audit)
         }
         Command::Extract {
             file,
@@ -624,8 +644,9 @@ fn run_mcp(
     policy: &PolicyOptions,
     provider: &ProviderOptions,
     agent: &AgentFlags,
+    audit: &AuditOptions,
 ) -> ExitCode {
-    let fetcher = match build_fetcher(net, policy, AuditSettings::default()) {
+    let fetcher = match build_fetcher(net, policy, audit.settings()) {
         Ok(f) => f,
         Err(e) => return usage(&e),
     };
@@ -638,18 +659,17 @@ fn run_mcp(
     };
     let settings = search_settings(provider);
     let served = rt.block_on(async {
-        let searcher = match Client::new(Policy::default(), &tls)
-            .and_then(|client| configure(&settings, client))
-        {
-            Ok(p) => Some(Searcher::new(p)),
-            Err(why) => {
-                // Not an error: the server offers web_fetch alone.
-                eprintln!("webgate mcp: web_search not offered: {why}");
-                None
-            }
-        };
+        let searcher =
+            match search_client(net, &tls).and_then(|client| configure(&settings, client)) {
+                Ok(p) => Some(Searcher::new(p).with_audit(audit.settings())),
+                Err(why) => {
+                    // Not an error: the server offers web_fetch alone.
+                    eprintln!("webgate mcp: {why}");
+                    None
+                }
+            };
         let toolbox = Arc::new(Toolbox::new(fetcher, searcher, agent.options()));
-        mcp::serve(toolbox).await
+        mcp::serve(toolbox, audit.audit).await
     });
     match served {
         Ok(()) => ExitCode::SUCCESS,
@@ -687,6 +707,20 @@ fn runtime() -> Option<tokio::runtime::Runtime> {
     }
 }
 
+/// The search provider's HTTP client, under the host's `--resolve` and
+/// `--connect-to` as fetches are.
+fn search_client(net: &NetOptions, tls: &TlsSettings) -> Result<Client, String> {
+    let mut connect = search_net::HostConnect::default();
+    for r in &net.resolve {
+        let (host, addrs) = parse_resolve(r)?;
+        connect.table.insert(host.to_ascii_lowercase(), addrs);
+    }
+    for c in &net.connect_to {
+        connect.map.push(parse_connect_to(c)?);
+    }
+    Ok(Client::new(Policy::default(), tls)?.with_connect(Arc::new(connect)))
+}
+
 /// The host-side TLS settings of `--ca-file`.
 fn tls_settings(net: &NetOptions) -> Result<TlsSettings, String> {
     let mut tls = TlsSettings::default();
@@ -714,7 +748,7 @@ fn run_search(
         return ExitCode::FAILURE;
     };
     let outcome = rt.block_on(async {
-        let client = Client::new(Policy::default(), &tls)?;
+        let client = search_client(net, &tls)?;
         let provider = configure(&settings, client)?;
         let searcher = Searcher::new(provider).with_audit(audit.settings());
         Ok::<_, String>(searcher.call_audited(&args).await)
@@ -750,7 +784,7 @@ fn print_outcome(o: &Outcome, json: bool) -> ExitCode {
             eprintln!("webgate: the provider asks to wait {s} s before the next request");
         }
     } else {
-        println!("{}", o.text);
+        out!("{}", o.text);
     }
     ExitCode::from(code)
 }
@@ -761,7 +795,7 @@ fn print_json_line(class: &str, kind: Option<String>, text: &str, retry_after: O
     let wait = retry_after
         .map(|s| format!(",\"retry_after_s\":{s}"))
         .unwrap_or_default();
-    println!(
+    out!(
         "{{\"class\":{},\"kind\":{},\"text\":{}{wait}}}",
         json!(class),
         json!(kind),
@@ -784,7 +818,7 @@ fn check_url(url: &str, json: bool) -> ExitCode {
     if json {
         print_json_line(class, kind, &text, None);
     } else {
-        println!("{text}");
+        out!("{text}");
     }
     ExitCode::from(match class {
         "admit" => 0,
@@ -816,15 +850,15 @@ fn check_ip(address: &str, json: bool) -> ExitCode {
         } else {
             "allowed"
         };
-        println!(
+        out!(
             "{{\"verdict\":{},\"range\":{}}}",
             json!(verdict),
             json!(range)
         );
     } else {
         match &range {
-            Some(r) => println!("blocked {r}"),
-            None => println!("allowed"),
+            Some(r) => out!("blocked {r}"),
+            None => out!("allowed"),
         }
     }
     ExitCode::from(if range.is_some() { EXIT_HARD } else { 0 })
@@ -865,6 +899,6 @@ fn extract(file: &str, raw: bool, text: bool, base: &str, charset: Option<&str>)
     let html = webgate::body::charset::decode(&bytes, encoding);
     let style = if text { Style::Plain } else { Style::Markdown };
     let (out, _) = render_page_as(&html, &base, raw, style);
-    println!("{out}");
+    out!("{out}");
     ExitCode::SUCCESS
 }

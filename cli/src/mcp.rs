@@ -10,18 +10,34 @@
 //! search provider refused with a Retry-After, the result's `_meta` holds
 //! `webgate/retry_after_s` (whole seconds).
 //!
+//! What a host relies on beyond the text: each tool has a title, the
+//! annotations of a read-only tool of the open web, and an `outputSchema`;
+//! every ok or soft result carries `structuredContent` that follows it
+//! (the text content is unchanged for clients that read only text). A
+//! call that sends a `progressToken` gets a progress notification at each
+//! phase (lookup, connection, request, head, every redirect, body bytes,
+//! extraction; the search request). `notifications/cancelled` drops the
+//! call's future: its connections close at once and the budget unit it
+//! held is given back.
+//!
 //! stdout carries the protocol only; diagnostics go to stderr.
 
 use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, MetaObject, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ListToolsResult, MetaObject, PaginatedRequestParams, ProgressNotificationParam,
+    ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 use webgate::agent::{Run, ToolDescriptor, Toolbox};
+use webgate::progress::{self, Progress};
+
+/// The error a cancelled call ends with (the client has stopped waiting,
+/// so it is for the log only).
+const CANCELLED: &str = "the client cancelled the call";
 
 /// What the server says it is for, shown by clients that display it.
 const INSTRUCTIONS: &str = "web_fetch reads one https page as markdown; web_search returns \
@@ -34,15 +50,30 @@ pub const RETRY_AFTER_META: &str = "webgate/retry_after_s";
 /// The server: one run over one toolbox.
 struct Server {
     run: Arc<Run>,
+    /// Write each call's audit record to stderr (`--audit`).
+    audit: bool,
+}
+
+fn object(v: Value) -> serde_json::Map<String, Value> {
+    match v {
+        Value::Object(m) => m,
+        // OK because descriptors always build object schemas.
+        _ => unreachable!("tool schemas are objects"),
+    }
 }
 
 fn to_tool(d: ToolDescriptor) -> Tool {
-    let schema = match d.schema {
-        Value::Object(m) => m,
-        // OK because descriptors always build an object schema.
-        _ => unreachable!("tool schemas are objects"),
-    };
-    Tool::new(d.name, d.description, schema)
+    // Read-only (nothing on the host changes), not destructive, and of the
+    // open world (it reaches arbitrary sites): what lets a host that
+    // auto-approves read-only tools stop prompting for every fetch.
+    let annotations = ToolAnnotations::with_title(d.title.clone())
+        .read_only(true)
+        .destructive(false)
+        .open_world(true);
+    Tool::new(d.name, d.description, object(d.schema))
+        .with_title(d.title)
+        .with_raw_output_schema(Arc::new(object(d.output_schema)))
+        .with_annotations(annotations)
 }
 
 impl ServerHandler for Server {
@@ -76,11 +107,50 @@ impl ServerHandler for Server {
         // give the contract's message (`missing url argument`, …).
         let args = Value::Object(request.arguments.unwrap_or_default());
         let before = self.run.tools().len();
-        let reply = self
-            .run
-            .call(&request.name, &args)
-            .await
-            .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
+        // Progress goes through a queue: the observer runs inside the
+        // fetch and must not wait on the client; a task sends the reports
+        // in order, numbered from 1.
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Progress>();
+        let notifier = context.meta.get_progress_token().map(|token| {
+            let peer = context.peer.clone();
+            tokio::spawn(async move {
+                let mut n = 0u32;
+                while let Some(p) = rx.recv().await {
+                    n += 1;
+                    let param = ProgressNotificationParam::new(token.clone(), f64::from(n))
+                        .with_message(p.to_string());
+                    if peer.notify_progress(param).await.is_err() {
+                        break;
+                    }
+                }
+            })
+        });
+        let observer: progress::Observer = Arc::new(move |p| {
+            let _ = tx.send(p);
+        });
+        let call = progress::observed(observer, self.run.call(&request.name, &args));
+        // A cancel drops the call: its connections close with it, and the
+        // budget unit it held is given back (the Run's tickets).
+        let reply = tokio::select! {
+            r = call => r,
+            () = context.ct.cancelled() => {
+                if let Some(t) = notifier {
+                    t.abort();
+                }
+                return Err(ErrorData::internal_error(CANCELLED, None));
+            }
+        };
+        if let Some(t) = notifier {
+            // The observer (and its sender) went with the call: the task
+            // ends once the queue is drained.
+            let _ = t.await;
+        }
+        let reply = reply.map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
+        if self.audit {
+            if let Some(record) = &reply.audit {
+                eprintln!("{}", record.to_json_line());
+            }
+        }
         if self.run.tools().len() != before {
             // A budget was spent: the tool is withdrawn.
             let _ = context.peer.notify_tool_list_changed().await;
@@ -91,6 +161,7 @@ impl ServerHandler for Server {
         } else {
             CallToolResult::success(content)
         };
+        result.structured_content = reply.structured();
         // A provider's Retry-After is for the client that schedules calls,
         // not for the model: it rides in `_meta`, outside the content.
         if let Some(wait) = reply.outcome.retry_after {
@@ -103,9 +174,10 @@ impl ServerHandler for Server {
 }
 
 /// Serves `toolbox` on stdin/stdout until the client goes away.
-pub async fn serve(toolbox: Arc<Toolbox>) -> Result<(), String> {
+pub async fn serve(toolbox: Arc<Toolbox>, audit: bool) -> Result<(), String> {
     let server = Server {
         run: Arc::new(toolbox.start_run()),
+        audit,
     };
     let running = server
         .serve(rmcp::transport::stdio())

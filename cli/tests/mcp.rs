@@ -254,3 +254,68 @@ fn a_rate_limited_search_carries_its_wait_in_meta() {
     drop(rt);
     drop(gateway);
 }
+
+/// The host's `--resolve` / `--connect-to` apply to the search endpoint
+/// as to fetches, and `--audit` writes one record per call that reached
+/// the network, queries redacted unless `--reveal-queries`.
+#[test]
+fn search_follows_the_host_pins_and_calls_are_audited() {
+    let gateway = Gateway::start(
+        r#"{"results":[{"title":"Rust","url":"https://www.rust-lang.org/","description":"A language"}]}"#,
+    );
+    let connect = format!("93.184.216.35:8080=127.0.0.1:{}", gateway.port);
+    for reveal in [false, true] {
+        let log = std::env::temp_dir().join(format!(
+            "webgate-mcp-audit-{}-{reveal}.log",
+            std::process::id()
+        ));
+        let file = std::fs::File::create(&log).unwrap();
+        let rt = client_runtime();
+        rt.block_on(async {
+            let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_webgate"));
+            cmd.arg("mcp")
+                .args([
+                    "--resolve",
+                    "search.example=93.184.216.35",
+                    "--connect-to",
+                    &connect,
+                    "--audit",
+                ])
+                .args(reveal.then_some("--reveal-queries"))
+                .env("WEBGATE_SEARCH_PROVIDER", "gateway")
+                .env(
+                    "WEBGATE_SEARCH_ENDPOINT",
+                    "http://search.example:8080/search",
+                )
+                .env_remove("WEBGATE_SEARCH_KEY");
+            let (transport, _) = TokioChildProcess::builder(cmd)
+                .stderr(std::process::Stdio::from(file))
+                .spawn()
+                .unwrap();
+            let client = ().serve(transport).await.unwrap();
+            let r = call(&client, "web_search", json!({"query": "a secret query"})).await;
+            assert_eq!(r.is_error, Some(false), "{}", text(&r));
+            assert!(text(&r).contains("rust-lang.org"), "{}", text(&r));
+            // Refused before the network: no record.
+            let r = call(&client, "web_search", json!({"query": ""})).await;
+            assert_eq!(r.is_error, Some(true));
+            client.cancel().await.unwrap();
+        });
+        let records: Vec<Value> = std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        let _ = std::fs::remove_file(&log);
+        assert_eq!(records.len(), 1, "{records:?}");
+        assert_eq!(records[0]["tool"], "web_search");
+        assert_eq!(records[0]["status"], 200);
+        assert_eq!(records[0]["query_chars"], 14);
+        let query = if reveal {
+            json!("a secret query")
+        } else {
+            Value::Null
+        };
+        assert_eq!(records[0]["query"], query);
+    }
+}

@@ -72,6 +72,9 @@ pub struct HostileServer {
     pub port: u16,
     /// Connections accepted so far.
     pub connections: Arc<AtomicUsize>,
+    /// Connections that have ended (the client closed it, or the script
+    /// did): a test of cancellation watches this.
+    pub ended: Arc<AtomicUsize>,
     rt: Option<tokio::runtime::Runtime>,
 }
 
@@ -142,12 +145,23 @@ impl HostileServer {
         let (rt, std_listener, port) = crate::loopback::background_listener();
         let connections = Arc::new(AtomicUsize::new(0));
         let count = connections.clone();
+        let ended = Arc::new(AtomicUsize::new(0));
+        let ends = ended.clone();
         rt.spawn(async move {
             let listener = tokio::net::TcpListener::from_std(std_listener).expect("listener");
             while let Ok((mut tcp, _)) = listener.accept().await {
                 count.fetch_add(1, Ordering::SeqCst);
                 let (script, tls) = (script.clone(), tls.clone());
+                let ends = ends.clone();
                 tokio::spawn(async move {
+                    // Counted when this task ends, however it ends.
+                    struct End(Arc<AtomicUsize>);
+                    impl Drop for End {
+                        fn drop(&mut self) {
+                            self.0.fetch_add(1, Ordering::SeqCst);
+                        }
+                    }
+                    let _end = End(ends);
                     match (script, tls) {
                         (Script::Silent, _) => {
                             let mut sink = [0u8; 4096];
@@ -197,6 +211,7 @@ impl HostileServer {
         HostileServer {
             port,
             connections,
+            ended,
             rt: Some(rt),
         }
     }

@@ -26,10 +26,11 @@ use crate::audit::{
 };
 use crate::body::{self, charset, BodyDecoder, BodyFail, CapMode, Flow, MediaClass, TypeRefusal};
 use crate::extract;
-use crate::messages::{Extraction, FetchError, FetchOk};
+use crate::messages::{Extraction, FetchError, FetchOk, Progress};
 use crate::net::http::{self, ConnGuard};
 use crate::net::{Dial, HickoryResolve, Io, Resolve, TcpDial, TlsSettings};
 use crate::policy::{admit, next_hop, vet, AdmittedUrl, Hop, Policy};
+use crate::progress;
 use crate::tool::Outcome;
 
 /// The value `Accept-Encoding` always carries.
@@ -335,6 +336,7 @@ impl Fetcher {
             let hop = audit.hops.last_mut().expect("hop");
             let status = resp.status().as_u16();
             hop.status = Some(status);
+            progress::report(Progress::Head { status });
             let decision = span.in_scope(|| {
                 tracing::info!(target: "webgate", status, "response head");
                 let location = resp
@@ -375,6 +377,10 @@ impl Fetcher {
                     drop((resp, conn));
                     current = next;
                     followed += 1;
+                    progress::report(Progress::Redirect {
+                        hop: followed,
+                        to: current.display(),
+                    });
                     continue;
                 }
                 Some(Err(e)) => return Err(e),
@@ -407,6 +413,9 @@ impl Fetcher {
         };
         let host = url.host();
 
+        progress::report(Progress::Resolving {
+            host: host.to_string(),
+        });
         let t = Instant::now();
         // A lookup has the connect limit's time: a DNS server that does not
         // answer is a failed lookup, not a request that timed out (unless
@@ -504,6 +513,9 @@ impl Fetcher {
             }
         };
 
+        progress::report(Progress::Connecting {
+            host: host.to_string(),
+        });
         let name = ServerName::try_from(host.to_string()).map_err(|_| failed())?;
         let t = Instant::now();
         let tls = tokio::time::timeout_at(deadline, inner.tls.connect(name, stream)).await;
@@ -564,6 +576,7 @@ impl Fetcher {
                 .uri(path);
         }
         let req = req.body(Full::new(Bytes::new())).map_err(|_| failed())?;
+        progress::report(Progress::Requesting { url: url.display() });
         let t = Instant::now();
         let head = tokio::time::timeout_at(deadline, http::send(tls, h2, req)).await;
         hop.phases.head_ms = Some(ms(t.elapsed()));
@@ -703,7 +716,14 @@ impl Fetcher {
                 Some(Err(_)) => break Err(BodyFail::Unreadable),
                 Some(Ok(f)) => {
                     if let Ok(data) = f.into_data() {
-                        match decoder.push(&data) {
+                        let before = decoder.received() / progress::BODY_REPORT_BYTES;
+                        let pushed = decoder.push(&data);
+                        if decoder.received() / progress::BODY_REPORT_BYTES > before {
+                            progress::report(Progress::Body {
+                                bytes: decoder.received(),
+                            });
+                        }
+                        match pushed {
                             Ok(Flow::More) => {}
                             Ok(Flow::Full) => break Ok(()),
                             Err(e) => break Err(e),
@@ -714,6 +734,9 @@ impl Fetcher {
         };
         body_audit.bytes_received = decoder.received();
         body_audit.bytes_inflated = decoder.inflated();
+        progress::report(Progress::Body {
+            bytes: decoder.received(),
+        });
         let body = read.and_then(|()| decoder.finish());
         hop.phases.body_ms = Some(ms(t.elapsed()));
         let body = match body {
@@ -753,6 +776,7 @@ impl Fetcher {
         let decoded = charset::decode_owned(body.bytes, encoding);
         let (mut text, extraction, title, extract_cut) = match ct.class {
             MediaClass::Html => {
+                progress::report(Progress::Extracting);
                 let page = extract_html(decoded, url.as_url().clone(), opts.raw, policy).await;
                 if page.truncated {
                     tracing::info!(target: "webgate", "extraction stopped at its budget");

@@ -85,6 +85,7 @@ pub mod manual;
 pub mod messages;
 pub mod net;
 pub mod policy;
+pub mod progress;
 pub mod search;
 pub mod tool;
 

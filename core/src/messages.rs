@@ -1080,3 +1080,64 @@ impl fmt::Display for Action<'_> {
         }
     }
 }
+
+/// One phase of a call, as a host's progress display shows it
+/// ([`crate::progress`]). Never part of a result: these texts go to the
+/// host's client, not to the model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Progress {
+    /// Looking up a host's addresses.
+    Resolving {
+        /// The host, as the parsed URL serializes it.
+        host: String,
+    },
+    /// Connecting to its vetted addresses (and TLS).
+    Connecting {
+        /// The host.
+        host: String,
+    },
+    /// The request is sent; waiting for the response head.
+    Requesting {
+        /// The URL, display form.
+        url: String,
+    },
+    /// The response head arrived.
+    Head {
+        /// Its status code.
+        status: u16,
+    },
+    /// A redirect is being followed.
+    Redirect {
+        /// Redirects followed so far, this one included.
+        hop: u32,
+        /// The target, display form.
+        to: String,
+    },
+    /// Body bytes arrived (as sent, before decompression).
+    Body {
+        /// Bytes so far.
+        bytes: u64,
+    },
+    /// The page is being turned into text.
+    Extracting,
+    /// The search request is with the provider.
+    Searching,
+}
+
+impl fmt::Display for Progress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Progress::Resolving { host } => write!(f, "looking up {}", Shown(host)),
+            Progress::Connecting { host } => write!(f, "connecting to {}", Shown(host)),
+            Progress::Requesting { url } => write!(f, "requesting {}", Shown(url)),
+            Progress::Head { status } => write!(f, "response head: HTTP {status}"),
+            Progress::Redirect { hop, to } => {
+                write!(f, "following redirect {hop} to {}", Shown(to))
+            }
+            Progress::Body { bytes } => write!(f, "received {bytes} bytes"),
+            Progress::Extracting => f.write_str("extracting the text"),
+            Progress::Searching => f.write_str("waiting for the search provider"),
+        }
+    }
+}

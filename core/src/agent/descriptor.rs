@@ -37,8 +37,13 @@ pub struct ToolDescriptor {
     pub name: String,
     /// The description shown (the contract's unless the host overrides it).
     pub description: String,
+    /// A short human-readable title (`Fetch a web page`).
+    pub title: String,
     /// The JSON schema of the arguments.
     pub schema: Value,
+    /// The JSON schema of the structured result of an ok or soft call
+    /// ([`crate::agent::ToolReply::structured`]).
+    pub output_schema: Value,
 }
 
 impl ToolDescriptor {
@@ -66,7 +71,16 @@ impl ToolDescriptor {
             kind: ToolKind::Fetch,
             name: "web_fetch".into(),
             description: FETCH_DESCRIPTION.into(),
-            schema: json!({"type": "object", "properties": props, "required": ["url"]}),
+            title: "Fetch a web page".into(),
+            // Said outright: the contract ignores other fields (§1 rule 4),
+            // so a schema that refused them would not be the tool's.
+            schema: json!({
+                "type": "object",
+                "properties": props,
+                "required": ["url"],
+                "additionalProperties": true
+            }),
+            output_schema: fetch_output_schema(),
         }
     }
 
@@ -80,19 +94,21 @@ impl ToolDescriptor {
             "freshness": {"type": "string", "enum": ["pd", "pw", "pm", "py"], "description": "Only results from the past day, week, month or year."},
             "country": {"type": "string", "description": "Country code of the results."},
             "search_lang": {"type": "string", "description": "Language of the results."},
-            "safesearch": {"type": "string", "enum": ["off", "moderate", "strict"]},
-            "include_domains": hostnames.clone(),
-            "exclude_domains": hostnames
+            "safesearch": {"type": "string", "enum": ["off", "moderate", "strict"], "description": "How strictly to filter adult content."},
+            "include_domains": described(&hostnames, "Only results from these hosts."),
+            "exclude_domains": described(&hostnames, "No results from these hosts.")
         });
         if aliases {
             props["num_results"] = json!({"type": "integer", "minimum": 1, "description": "How many results (at most 10)."});
-            props["recency"] = json!({"type": "string", "enum": ["day", "week", "month", "year"]});
+            props["recency"] = json!({"type": "string", "enum": ["day", "week", "month", "year"], "description": "Only results from the past day, week, month or year."});
             props["site"] = json!({"type": "string", "description": "Only results from this domain, e.g. github.com."});
         }
         ToolDescriptor {
             kind: ToolKind::Search,
             name: "web_search".into(),
             description: SEARCH_DESCRIPTION.into(),
+            title: "Search the web".into(),
+            output_schema: search_output_schema(),
             schema: json!({
                 "type": "object",
                 "properties": props,
@@ -113,4 +129,96 @@ impl ToolDescriptor {
         self.description = description.into();
         self
     }
+}
+
+fn described(schema: &Value, description: &str) -> Value {
+    let mut s = schema.clone();
+    s["description"] = description.into();
+    s
+}
+
+/// The fields every structured result has: how the call ended and the
+/// message id of its text (`fetch.ok`, `fetch.http.status`, …).
+fn outcome_properties() -> Value {
+    json!({
+        "outcome": {"type": "string", "enum": ["ok", "soft"], "description": "ok, or soft: the text is a failure message."},
+        "id": {"type": "string", "description": "The id of the result's text in the message table."}
+    })
+}
+
+/// `web_fetch`'s structured result: the outcome, and on success the
+/// page's metadata (contract §12, peer `001`).
+fn fetch_output_schema() -> Value {
+    let mut props = outcome_properties();
+    for (k, v) in [
+        (
+            "url",
+            json!({"type": "string", "description": "The URL as requested."}),
+        ),
+        (
+            "resolved_url",
+            json!({"type": "string", "description": "The final URL, after redirects."}),
+        ),
+        (
+            "title",
+            json!({"type": ["string", "null"], "description": "The page's title."}),
+        ),
+        (
+            "offset",
+            json!({"type": "integer", "minimum": 0, "description": "Where the returned text starts, in characters."}),
+        ),
+        (
+            "next_offset",
+            json!({"type": ["integer", "null"], "minimum": 0, "description": "Where to continue, when text was left out."}),
+        ),
+        (
+            "truncated",
+            json!({"type": "boolean", "description": "Whether any of the page text was left out."}),
+        ),
+        (
+            "returned_length",
+            json!({"type": "integer", "minimum": 0, "description": "Characters of page text returned."}),
+        ),
+        (
+            "total_length",
+            json!({"type": "integer", "minimum": 0, "description": "The whole page text's length in characters."}),
+        ),
+    ] {
+        props[k] = v;
+    }
+    json!({
+        "type": "object",
+        "properties": props,
+        "required": ["outcome", "id"],
+        "additionalProperties": false
+    })
+}
+
+/// `web_search`'s structured result: the outcome, and on success the
+/// query and the rows as the text's JSON has them (contract §9).
+fn search_output_schema() -> Value {
+    let mut props = outcome_properties();
+    props["query"] = json!({"type": "string", "description": "The query argument, verbatim."});
+    props["results"] = json!({
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {
+                "title": {"type": "string"},
+                "url": {"type": "string"},
+                "description": {"type": "string"},
+                "age": {"type": "string"},
+                "site_name": {"type": "string"},
+                "extra_snippets": {"type": "array", "items": {"type": "string"}}
+            },
+            "required": ["title", "url", "description"],
+            "additionalProperties": false
+        }
+    });
+    json!({
+        "type": "object",
+        "properties": props,
+        "required": ["outcome", "id"],
+        "additionalProperties": false
+    })
 }

@@ -138,12 +138,64 @@ pub struct ToolReply {
     pub rows: Option<Vec<SearchRow>>,
     /// One line saying what the call did.
     pub summary: String,
+    /// The query of a search that reached the provider.
+    pub query: Option<String>,
+    /// The call's audit record, when it went as far as the network (a
+    /// call refused before that has none).
+    pub audit: Option<CallAudit>,
+}
+
+/// The audit record of one call through a [`Run`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum CallAudit {
+    /// A fetch's record.
+    Fetch(crate::audit::FetchAudit),
+    /// A search's record.
+    Search(crate::audit::SearchAudit),
+}
+
+impl CallAudit {
+    /// The record as one line of JSON.
+    pub fn to_json_line(&self) -> String {
+        match self {
+            CallAudit::Fetch(a) => a.to_json_line(),
+            CallAudit::Search(a) => a.to_json_line(),
+        }
+    }
 }
 
 impl ToolReply {
     /// True for a hard failure (a tool error).
     pub fn is_error(&self) -> bool {
         self.outcome.class == Class::Hard
+    }
+
+    /// The result as data, for hosts that read structure rather than
+    /// text (MCP's `structuredContent`): it follows the descriptor's
+    /// `output_schema`. `None` for a hard failure, whose text is the
+    /// whole answer. Nothing in it is sanitized for a model: it carries
+    /// the values themselves, for the host's code.
+    pub fn structured(&self) -> Option<Value> {
+        if self.is_error() {
+            return None;
+        }
+        let mut out = serde_json::Map::new();
+        out.insert("outcome".into(), self.outcome.class.as_str().into());
+        out.insert("id".into(), self.outcome.id.into());
+        if let Some(meta) = &self.meta {
+            // OK because FetchMeta is plain strings, numbers and options.
+            if let Ok(Value::Object(m)) = serde_json::to_value(meta) {
+                out.extend(m);
+            }
+        }
+        if let (Some(query), Some(rows)) = (&self.query, &self.rows) {
+            out.insert("query".into(), query.as_str().into());
+            out.insert(
+                "results".into(),
+                rows.iter().map(search_view::row_value).collect(),
+            );
+        }
+        Some(Value::Object(out))
     }
 }
 
@@ -222,11 +274,15 @@ pub struct Run {
     fetches: AtomicU32,
 }
 
-/// Takes one unit of a budget; `Err` when it is already spent, `Ok(true)`
-/// when this call spent the last unit.
-fn take(counter: &AtomicU32, limit: Option<u32>) -> Result<bool, u32> {
+/// Takes one unit of a budget; `Err` when it is already spent. The ticket
+/// gives the unit back when dropped before [`Ticket::keep`]: a call whose
+/// future is dropped mid-flight (an MCP client's cancel) spends nothing.
+fn take(counter: &AtomicU32, limit: Option<u32>) -> Result<Ticket<'_>, u32> {
     let Some(limit) = limit else {
-        return Ok(false);
+        return Ok(Ticket {
+            counter: None,
+            last: false,
+        });
     };
     let mut used = counter.load(Ordering::SeqCst);
     loop {
@@ -234,8 +290,36 @@ fn take(counter: &AtomicU32, limit: Option<u32>) -> Result<bool, u32> {
             return Err(limit);
         }
         match counter.compare_exchange(used, used + 1, Ordering::SeqCst, Ordering::SeqCst) {
-            Ok(_) => return Ok(used + 1 == limit),
+            Ok(_) => {
+                return Ok(Ticket {
+                    counter: Some(counter),
+                    last: used + 1 == limit,
+                })
+            }
             Err(now) => used = now,
+        }
+    }
+}
+
+/// One unit of a budget, held while the call runs.
+struct Ticket<'a> {
+    /// The budget's counter; `None` without a budget or once kept.
+    counter: Option<&'a AtomicU32>,
+    /// This unit was the budget's last.
+    last: bool,
+}
+
+impl Ticket<'_> {
+    /// The call ran to its end: the unit stays spent.
+    fn keep(mut self) {
+        self.counter = None;
+    }
+}
+
+impl Drop for Ticket<'_> {
+    fn drop(&mut self) {
+        if let Some(c) = self.counter {
+            c.fetch_sub(1, Ordering::SeqCst);
         }
     }
 }
@@ -322,14 +406,15 @@ impl Run {
         // it spends no budget: the fetch budget counts calls that went as
         // far as the lookup.
         let admitted = crate::policy::admission::admit(&a.url, tb.fetcher.policy());
+        let mut audit = None;
         let fetched = match admitted {
             Err(r) => Err(FetchError::Url(r)),
             Ok(_) => match take(&self.fetches, o.fetch_budget) {
                 Err(limit) => {
                     return finish(OptionError::FetchBudget { limit }.into(), notes, None)
                 }
-                Ok(spent) => {
-                    if spent {
+                Ok(ticket) => {
+                    if ticket.last {
                         notes.push(Note::FetchBudgetSpent {
                             limit: o.fetch_budget.unwrap_or_default(),
                         });
@@ -339,9 +424,17 @@ impl Run {
                         raw: a.raw,
                         whole: true,
                     };
-                    tb.fetcher.fetch(&a.url, opts).await
+                    let (r, record) = tb.fetcher.fetch_audited(&a.url, opts).await;
+                    ticket.keep();
+                    audit = Some(CallAudit::Fetch(record));
+                    r
                 }
             },
+        };
+        let finish_audited = |outcome: Outcome, notes: Vec<Note>, meta: Option<FetchMeta>| {
+            let mut r = finish(outcome, notes, meta);
+            r.audit = audit.clone();
+            r
         };
         let f = match fetched {
             Ok(f) => f,
@@ -352,7 +445,7 @@ impl Run {
                         reason: outcome.text.clone(),
                     });
                 }
-                return finish(outcome, notes, None);
+                return finish_audited(outcome, notes, None);
             }
         };
         if o.block_detection && block::is_block_page(&f.text) {
@@ -365,7 +458,7 @@ impl Run {
                     reason: outcome.text.clone(),
                 });
             }
-            return finish(outcome, notes, None);
+            return finish_audited(outcome, notes, None);
         }
         let total = f.text.chars().count();
         let (text, cut, next_offset, returned, not_returned) = if o.paging {
@@ -377,7 +470,7 @@ impl Run {
                     p.returned_length,
                     p.not_returned,
                 ),
-                Err(e) => return finish(e.into(), notes, None),
+                Err(e) => return finish_audited(e.into(), notes, None),
             }
         } else {
             let mut t = f.text.clone();
@@ -412,7 +505,7 @@ impl Run {
             returned_length: returned,
             total_length: total,
         };
-        finish(Outcome::ok("fetch.ok", done.render()), notes, Some(meta))
+        finish_audited(Outcome::ok("fetch.ok", done.render()), notes, Some(meta))
     }
 
     /// `web_search` with the options. Without a provider, the call is a
@@ -452,15 +545,21 @@ impl Run {
             query: &accepted.query,
         }
         .to_string();
-        match take(&self.searches, o.search_budget) {
+        let ticket = match take(&self.searches, o.search_budget) {
             Err(limit) => return fail(OptionError::SearchBudget { limit }.into(), notes, summary),
-            Ok(true) => notes.push(Note::SearchBudgetSpent {
+            Ok(t) => t,
+        };
+        if ticket.last {
+            notes.push(Note::SearchBudgetSpent {
                 limit: o.search_budget.unwrap_or_default(),
-            }),
-            Ok(false) => {}
+            });
         }
         let query = accepted.query.clone();
-        match searcher.search(&accepted).await {
+        crate::progress::report(crate::messages::Progress::Searching);
+        let (found, record) = searcher.search_audited(&accepted).await;
+        ticket.keep();
+        let record = Some(CallAudit::Search(record));
+        match found {
             Ok(rows) => {
                 let text = if o.numbered_search {
                     search_view::numbered(&query, &rows)
@@ -471,7 +570,7 @@ impl Run {
                     }
                     .to_string()
                 };
-                self.reply(
+                let mut r = self.reply(
                     ToolKind::Search,
                     Outcome::ok("search.ok", text),
                     notes,
@@ -479,9 +578,16 @@ impl Run {
                     Some(rows),
                     summary,
                     |_| EnvelopeSource::Search { query: &query },
-                )
+                );
+                r.query = Some(query.clone());
+                r.audit = record;
+                r
             }
-            Err(e) => fail(e.into(), notes, summary),
+            Err(e) => {
+                let mut r = fail(e.into(), notes, summary);
+                r.audit = record;
+                r
+            }
         }
     }
 
@@ -509,6 +615,8 @@ impl Run {
             meta,
             rows,
             summary,
+            query: None,
+            audit: None,
         }
     }
 }

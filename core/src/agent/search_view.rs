@@ -86,6 +86,25 @@ pub fn numbered(query: &str, rows: &[SearchRow]) -> String {
         .join("\n\n")
 }
 
+/// One row as data, with the keys and the optional fields of the
+/// contract's JSON (§9): what `structuredContent` carries.
+pub fn row_value(r: &SearchRow) -> Value {
+    let mut m = Map::new();
+    m.insert("title".into(), r.title.as_str().into());
+    m.insert("url".into(), r.url.as_str().into());
+    m.insert("description".into(), r.description.as_str().into());
+    if let Some(age) = &r.age {
+        m.insert("age".into(), age.as_str().into());
+    }
+    if let Some(site) = &r.site_name {
+        m.insert("site_name".into(), site.as_str().into());
+    }
+    if let Some(extra) = &r.extra_snippets {
+        m.insert("extra_snippets".into(), extra.clone().into());
+    }
+    Value::Object(m)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -87,57 +87,93 @@ impl Searcher {
     /// [`Searcher::call`], with the audit record of the call beside the
     /// outcome (the outcome is the same either way).
     pub async fn call_audited(&self, args: &Value) -> (Outcome, SearchAudit) {
-        let started = tokio::time::Instant::now();
-        let mut audit = SearchAudit {
-            tool: "web_search",
-            provider: self.provider.name(),
-            ..Default::default()
-        };
-        let span = tracing::info_span!(target: "webgate", "web_search", provider = audit.provider);
-        let outcome = match parse_search_args(args) {
+        match parse_search_args(args) {
             Err(e) => {
+                let started = tokio::time::Instant::now();
                 let e = SearchError::from(e);
+                let mut audit = self.new_audit();
                 audit.args_refused = Some(e.id());
+                let span = self.span(&audit);
                 span.in_scope(
                     || tracing::info!(target: "webgate", id = e.id(), "arguments refused"),
                 );
-                e.into()
+                let outcome: Outcome = e.into();
+                self.finish_audit(&mut audit, &outcome, started, &span);
+                (outcome, audit)
             }
             Ok(accepted) => {
-                let chars = accepted.query.chars().count();
-                audit.query_chars = Some(chars);
-                if self.audit.reveal_queries {
-                    audit.query = Some(accepted.query.clone());
-                }
-                let (result, (status, bytes)) = EXCHANGE
-                    .scope(Cell::new((None, None)), async {
-                        let r = self.search(&accepted).await;
-                        (r, EXCHANGE.with(Cell::get))
-                    })
-                    .instrument(span.clone())
-                    .await;
-                audit.status = status;
-                audit.bytes = bytes;
-                match result {
-                    Ok(rows) => {
-                        audit.rows = Some(rows.len());
-                        Outcome::ok(
-                            "search.ok",
-                            SearchOk {
-                                query: &accepted.query,
-                                rows: &rows,
-                            }
-                            .to_string(),
-                        )
-                    }
-                    Err(e) => {
-                        audit.failure = Some(e.kind().to_string());
-                        audit.retry_after_s = e.retry_after().map(|d| d.as_secs());
-                        e.into()
-                    }
-                }
+                let (result, audit) = self.search_audited(&accepted).await;
+                let outcome = match result {
+                    Ok(rows) => Outcome::ok(
+                        "search.ok",
+                        SearchOk {
+                            query: &accepted.query,
+                            rows: &rows,
+                        }
+                        .to_string(),
+                    ),
+                    Err(e) => e.into(),
+                };
+                (outcome, audit)
+            }
+        }
+    }
+
+    /// [`Searcher::search`], with the audit record of the call.
+    pub async fn search_audited(
+        &self,
+        accepted: &SearchArgs,
+    ) -> (Result<Vec<SearchRow>, SearchError>, SearchAudit) {
+        let started = tokio::time::Instant::now();
+        let mut audit = self.new_audit();
+        let span = self.span(&audit);
+        audit.query_chars = Some(accepted.query.chars().count());
+        if self.audit.reveal_queries {
+            audit.query = Some(accepted.query.clone());
+        }
+        let (result, (status, bytes)) = EXCHANGE
+            .scope(Cell::new((None, None)), async {
+                let r = self.search(accepted).await;
+                (r, EXCHANGE.with(Cell::get))
+            })
+            .instrument(span.clone())
+            .await;
+        audit.status = status;
+        audit.bytes = bytes;
+        let outcome: Outcome = match &result {
+            Ok(rows) => {
+                audit.rows = Some(rows.len());
+                Outcome::ok("search.ok", String::new())
+            }
+            Err(e) => {
+                audit.failure = Some(e.kind().to_string());
+                audit.retry_after_s = e.retry_after().map(|d| d.as_secs());
+                e.clone().into()
             }
         };
+        self.finish_audit(&mut audit, &outcome, started, &span);
+        (result, audit)
+    }
+
+    fn new_audit(&self) -> SearchAudit {
+        SearchAudit {
+            tool: "web_search",
+            provider: self.provider.name(),
+            ..Default::default()
+        }
+    }
+
+    fn span(&self, audit: &SearchAudit) -> tracing::Span {
+        tracing::info_span!(target: "webgate", "web_search", provider = audit.provider)
+    }
+
+    fn finish_audit(
+        &self,
+        audit: &mut SearchAudit,
+        outcome: &Outcome,
+        started: tokio::time::Instant,
+        span: &tracing::Span,
+    ) {
         audit.class = outcome.class.as_str();
         audit.id = outcome.id;
         audit.total_ms = ms(started.elapsed());
@@ -153,7 +189,6 @@ impl Searcher {
                 "web_search done"
             )
         });
-        (outcome, audit)
     }
 
     /// The typed API: checked rows, or the failure.

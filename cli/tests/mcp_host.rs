@@ -1,0 +1,352 @@
+//! `webgate mcp` as a host relies on it, driven by the official Rust MCP
+//! client (rmcp, not written by this project): titles and annotations,
+//! `outputSchema` and `structuredContent`, progress notifications at each
+//! phase, cancellation that closes the origin's connection and gives the
+//! budget back, and budgets that refusals do not spend.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest,
+    ProgressNotificationParam,
+};
+use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde_json::{json, Value};
+use webgate_conformance::ca::{CertKind, TestCa};
+use webgate_conformance::hostile::{HostileServer, Script, Step};
+
+const PUBLIC: &str = "93.184.216.34";
+
+/// A client that keeps every progress notification it is sent.
+#[derive(Clone, Default)]
+struct Recorder {
+    progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+}
+
+impl ClientHandler for Recorder {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.lock().unwrap().push(params);
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// The host options that reach `server` for `a.example` and `b.example`.
+struct Host {
+    args: Vec<String>,
+    pem: std::path::PathBuf,
+}
+
+impl Host {
+    fn new(ca: &TestCa, server: &HostileServer, extra: &[&str]) -> Host {
+        let pem = std::env::temp_dir().join(format!(
+            "webgate-mcp-host-{}-{}.pem",
+            std::process::id(),
+            server.port
+        ));
+        std::fs::write(&pem, ca.root_pem()).unwrap();
+        let mut args: Vec<String> = vec![
+            "--resolve".into(),
+            format!("a.example={PUBLIC}"),
+            "--resolve".into(),
+            format!("b.example={PUBLIC}"),
+            "--connect-to".into(),
+            format!("{PUBLIC}:443=127.0.0.1:{}", server.port),
+            "--ca-file".into(),
+            pem.display().to_string(),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        Host { args, pem }
+    }
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.pem);
+    }
+}
+
+async fn spawn(host: &Host, recorder: Recorder) -> RunningService<RoleClient, Recorder> {
+    let transport = TokioChildProcess::new(
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_webgate")).configure(|cmd| {
+            cmd.arg("mcp")
+                .args(&host.args)
+                .env_remove("WEBGATE_SEARCH_PROVIDER")
+                .env_remove("WEBGATE_SEARCH_KEY");
+        }),
+    )
+    .unwrap();
+    recorder.serve(transport).await.unwrap()
+}
+
+async fn call(client: &RunningService<RoleClient, Recorder>, args: Value) -> CallToolResult {
+    let Value::Object(args) = args else {
+        panic!("arguments must be an object")
+    };
+    client
+        .call_tool(CallToolRequestParams::new("web_fetch").with_arguments(args))
+        .await
+        .unwrap()
+}
+
+fn page(body: &str) -> Vec<Step> {
+    vec![Step::Write(
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .into_bytes(),
+    )]
+}
+
+/// A redirect from a.example to b.example, then an HTML page.
+fn redirecting() -> Script {
+    Script::Http(
+        CertKind::Valid,
+        Arc::new(|req: &str| {
+            if req.to_ascii_lowercase().contains("host: a.example") {
+                vec![Step::Write(
+                    b"HTTP/1.1 302 Found\r\nLocation: https://b.example/page\r\nContent-Length: 0\r\n\r\n"
+                        .to_vec(),
+                )]
+            } else {
+                page("<html><head><title>The page</title></head><body><article><p>Hello from the page, a paragraph long enough to read.</p></article></body></html>")
+            }
+        }),
+    )
+}
+
+#[test]
+fn tools_carry_titles_annotations_and_output_schemas() {
+    let ca = TestCa::new();
+    let server = HostileServer::start(&ca, &["a.example", "b.example"], redirecting());
+    let host = Host::new(&ca, &server, &[]);
+    runtime().block_on(async {
+        let client = spawn(&host, Recorder::default()).await;
+        let tools = client.list_all_tools().await.unwrap();
+        let fetch = &tools[0];
+        assert_eq!(fetch.name, "web_fetch");
+        assert_eq!(fetch.title.as_deref(), Some("Fetch a web page"));
+        let a = fetch.annotations.as_ref().expect("annotations");
+        assert_eq!(a.read_only_hint, Some(true));
+        assert_eq!(a.destructive_hint, Some(false));
+        assert_eq!(a.open_world_hint, Some(true));
+        let input = Value::Object((*fetch.input_schema).clone());
+        assert_eq!(input["additionalProperties"], json!(true));
+        let output = Value::Object((**fetch.output_schema.as_ref().expect("outputSchema")).clone());
+        assert_eq!(output["required"], json!(["outcome", "id"]));
+
+        // ok: the structured result is the metadata; the text is unchanged.
+        let r = call(&client, json!({"url": "https://a.example/"})).await;
+        let s = r.structured_content.clone().expect("structuredContent");
+        assert_eq!(s["outcome"], "ok");
+        assert_eq!(s["id"], "fetch.ok");
+        assert_eq!(s["url"], "https://a.example/");
+        assert_eq!(s["resolved_url"], "https://b.example/page");
+        assert_eq!(s["title"], "The page");
+        assert_eq!(s["truncated"], false);
+        assert_eq!(s["offset"], 0);
+        let text: String = r
+            .content
+            .iter()
+            .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+            .collect();
+        let (_, body) = webgate::agent::envelope::unwrap(&text).expect("an envelope");
+        assert!(body.starts_with("url: https://b.example/page\n"), "{text}");
+        assert_eq!(
+            s["total_length"].as_u64().unwrap() as usize,
+            s["returned_length"].as_u64().unwrap() as usize
+        );
+        // Every key is one the schema names.
+        let props = output["properties"].as_object().unwrap();
+        for k in s.as_object().unwrap().keys() {
+            assert!(props.contains_key(k), "{k} is not in the output schema");
+        }
+
+        // soft: outcome and id only.
+        let r = call(&client, json!({"url": "http://a.example/"})).await;
+        assert_eq!(r.is_error, Some(false));
+        assert_eq!(
+            r.structured_content,
+            Some(json!({"outcome": "soft", "id": "fetch.url.scheme"}))
+        );
+        // hard: a tool error, no structured result.
+        let r = call(&client, json!({"url": "https://1.2.3.4/"})).await;
+        assert_eq!(r.is_error, Some(true));
+        assert_eq!(r.structured_content, None);
+        client.cancel().await.unwrap();
+    });
+}
+
+#[test]
+fn progress_is_reported_at_every_phase() {
+    let ca = TestCa::new();
+    let server = HostileServer::start(&ca, &["a.example", "b.example"], redirecting());
+    let host = Host::new(&ca, &server, &[]);
+    let recorder = Recorder::default();
+    let seen = recorder.progress.clone();
+    runtime().block_on(async {
+        let client = spawn(&host, recorder).await;
+        let r = call(&client, json!({"url": "https://a.example/"})).await;
+        assert_eq!(r.is_error, Some(false));
+        // Notifications may trail the response by a moment.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        client.cancel().await.unwrap();
+    });
+    let seen = seen.lock().unwrap();
+    let messages: Vec<String> = seen
+        .iter()
+        .map(|p| p.message.clone().unwrap_or_default())
+        .collect();
+    let want = [
+        "looking up a.example",
+        "connecting to a.example",
+        "requesting https://a.example/",
+        "response head: HTTP 302",
+        "following redirect 1 to https://b.example/page",
+        "looking up b.example",
+        "connecting to b.example",
+        "requesting https://b.example/page",
+        "response head: HTTP 200",
+    ];
+    assert_eq!(&messages[..want.len()], want, "{messages:?}");
+    let rest = &messages[want.len()..];
+    assert!(
+        rest.iter()
+            .any(|m| m.starts_with("received ") && m.ends_with(" bytes")),
+        "{messages:?}"
+    );
+    assert_eq!(
+        rest.last().map(String::as_str),
+        Some("extracting the text"),
+        "{messages:?}"
+    );
+    // Numbered from 1, rising by one.
+    for (i, p) in seen.iter().enumerate() {
+        assert_eq!(p.progress, (i + 1) as f64);
+    }
+    eprintln!("progress events: {}: {messages:?}", seen.len());
+}
+
+#[test]
+fn a_cancelled_fetch_closes_the_connection_and_spends_no_budget() {
+    let ca = TestCa::new();
+    // A body of 200 bytes dripped over 20 s: the fetch is mid-body when
+    // the client cancels.
+    let head =
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 200\r\n\r\n".to_vec();
+    let server = HostileServer::start(
+        &ca,
+        &["a.example"],
+        Script::Http(
+            CertKind::Valid,
+            Arc::new(move |_| {
+                vec![
+                    Step::Write(head.clone()),
+                    Step::Drip(vec![b'x'; 200], Duration::from_millis(100)),
+                ]
+            }),
+        ),
+    );
+    let host = Host::new(
+        &ca,
+        &server,
+        &["--fetch-budget", "1", "--request-timeout-ms", "30000"],
+    );
+    let recorder = Recorder::default();
+    let seen = recorder.progress.clone();
+    runtime().block_on(async {
+        let client = spawn(&host, recorder).await;
+        let Value::Object(args) = json!({"url": "https://a.example/"}) else {
+            unreachable!()
+        };
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(
+            CallToolRequestParams::new("web_fetch").with_arguments(args),
+        ));
+        let handle = client
+            .peer()
+            .send_cancellable_request(request, PeerRequestOptions::no_options())
+            .await
+            .unwrap();
+        // Wait until the body is arriving.
+        let started = Instant::now();
+        while !seen
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|p| p.message.as_deref() == Some("response head: HTTP 200"))
+        {
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "no response head"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(server.ended.load(Ordering::SeqCst), 0);
+        let cancelled = Instant::now();
+        handle
+            .cancel(Some("the user stopped it".into()))
+            .await
+            .unwrap();
+        while server.ended.load(Ordering::SeqCst) == 0 {
+            assert!(
+                cancelled.elapsed() < Duration::from_secs(3),
+                "the origin's connection is still open after the cancel"
+            );
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        eprintln!(
+            "cancellation latency (cancel sent → origin saw the close): {} ms",
+            cancelled.elapsed().as_millis()
+        );
+        // The budget of one was given back: the tool is still offered.
+        let tools = client.list_all_tools().await.unwrap();
+        assert!(
+            tools.iter().any(|t| t.name == "web_fetch"),
+            "the cancel spent the budget"
+        );
+        client.cancel().await.unwrap();
+    });
+}
+
+#[test]
+fn refusals_spend_no_budget_over_mcp() {
+    let ca = TestCa::new();
+    let server = HostileServer::start(&ca, &["a.example", "b.example"], redirecting());
+    let host = Host::new(&ca, &server, &["--fetch-budget", "1"]);
+    runtime().block_on(async {
+        let client = spawn(&host, Recorder::default()).await;
+        for url in [
+            "http://a.example/",
+            "https://a.example:81/",
+            "https://[::1]/",
+        ] {
+            call(&client, json!({ "url": url })).await;
+        }
+        let tools = client.list_all_tools().await.unwrap();
+        assert!(
+            tools.iter().any(|t| t.name == "web_fetch"),
+            "a refusal spent the budget"
+        );
+        let r = call(&client, json!({"url": "https://a.example/"})).await;
+        assert_eq!(r.is_error, Some(false));
+        let tools = client.list_all_tools().await.unwrap();
+        assert!(!tools.iter().any(|t| t.name == "web_fetch"));
+        client.cancel().await.unwrap();
+    });
+}
