@@ -31,6 +31,7 @@ macro_rules! out {
 }
 
 mod mcp;
+mod mcp_wire;
 mod search_net;
 
 use std::collections::HashMap;

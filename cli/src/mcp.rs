@@ -24,12 +24,13 @@
 
 use std::sync::Arc;
 
+use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, MetaObject, PaginatedRequestParams, ProgressNotificationParam,
     ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 use webgate::agent::{Run, ToolDescriptor, Toolbox};
@@ -50,6 +51,9 @@ pub const RETRY_AFTER_META: &str = "webgate/retry_after_s";
 /// The server: one run over one toolbox.
 struct Server {
     run: Arc<Run>,
+    /// Open `subscriptions/listen` streams (protocol 2026-07-28): where
+    /// `tools/list_changed` goes for clients of that protocol.
+    listeners: Arc<std::sync::Mutex<Vec<SubscriptionSink>>>,
     /// Write each call's audit record to stderr (`--audit`).
     audit: bool,
 }
@@ -86,6 +90,27 @@ impl ServerHandler for Server {
         )
         .with_server_info(Implementation::new("webgate", env!("CARGO_PKG_VERSION")))
         .with_instructions(INSTRUCTIONS)
+    }
+
+    /// `subscriptions/listen` (2026-07-28): the one notification this
+    /// server sends unprompted is `tools/list_changed`.
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        if let Ok(mut l) = self.listeners.lock() {
+            l.push(context.sink().clone());
+        }
+        context.cancelled().await;
+        let id = context.sink().id().clone();
+        if let Ok(mut l) = self.listeners.lock() {
+            l.retain(|s| *s.id() != id);
+        }
+        Ok(())
     }
 
     async fn list_tools(
@@ -152,8 +177,21 @@ impl ServerHandler for Server {
             }
         }
         if self.run.tools().len() != before {
-            // A budget was spent: the tool is withdrawn.
+            // A budget was spent: the tool is withdrawn. Clients of the
+            // session protocols are told directly; clients of 2026-07-28
+            // on their `subscriptions/listen` streams.
             let _ = context.peer.notify_tool_list_changed().await;
+            let sinks: Vec<SubscriptionSink> =
+                self.listeners.lock().map(|l| l.clone()).unwrap_or_default();
+            let mut closed = Vec::new();
+            for sink in &sinks {
+                if sink.notify_tool_list_changed().await.is_err() {
+                    closed.push(sink.id().clone());
+                }
+            }
+            if let Ok(mut l) = self.listeners.lock() {
+                l.retain(|s| !closed.contains(s.id()));
+            }
         }
         let content = vec![ContentBlock::text(reply.model_text.clone())];
         let mut result = if reply.is_error() {
@@ -178,14 +216,17 @@ pub async fn serve(toolbox: Arc<Toolbox>, audit: bool) -> Result<(), String> {
     let server = Server {
         run: Arc::new(toolbox.start_run()),
         audit,
+        listeners: Arc::default(),
     };
-    let running = server
-        .serve(rmcp::transport::stdio())
-        .await
-        .map_err(|e| format!("mcp: {e}"))?;
-    running
+    // The line discipline in front of the SDK (`mcp_wire`): JSON-RPC's
+    // error replies for what rmcp would drop or misname.
+    let (sdk, written) = crate::mcp_wire::start(tokio::io::stdin(), tokio::io::stdout());
+    let running = server.serve(sdk).await.map_err(|e| format!("mcp: {e}"))?;
+    let ended = running
         .waiting()
         .await
         .map(|_| ())
-        .map_err(|e| format!("mcp: {e}"))
+        .map_err(|e| format!("mcp: {e}"));
+    let _ = written.await;
+    ended
 }

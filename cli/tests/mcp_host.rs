@@ -207,7 +207,10 @@ fn progress_is_reported_at_every_phase() {
         tokio::time::sleep(Duration::from_millis(200)).await;
         client.cancel().await.unwrap();
     });
-    let seen = seen.lock().unwrap();
+    // The client may handle notifications concurrently: their progress
+    // numbers, not their arrival, give the order.
+    let mut seen = seen.lock().unwrap().clone();
+    seen.sort_by(|a, b| a.progress.total_cmp(&b.progress));
     let messages: Vec<String> = seen
         .iter()
         .map(|p| p.message.clone().unwrap_or_default())
@@ -235,7 +238,7 @@ fn progress_is_reported_at_every_phase() {
         Some("extracting the text"),
         "{messages:?}"
     );
-    // Numbered from 1, rising by one.
+    // Numbered from 1, rising by one, none lost.
     for (i, p) in seen.iter().enumerate() {
         assert_eq!(p.progress, (i + 1) as f64);
     }
@@ -349,4 +352,129 @@ fn refusals_spend_no_budget_over_mcp() {
         assert!(!tools.iter().any(|t| t.name == "web_fetch"));
         client.cancel().await.unwrap();
     });
+}
+
+/// Protocol 2026-07-28: `tools/list_changed` arrives on the client's
+/// `subscriptions/listen` stream when a budget withdraws a tool.
+#[test]
+fn a_listening_client_of_2026_07_28_hears_the_tool_list_change() {
+    use rmcp::model::{
+        ClientConfig, Implementation, ProtocolVersion, ServerNotification, SubscriptionFilter,
+    };
+    let ca = TestCa::new();
+    let server = HostileServer::start(&ca, &["a.example", "b.example"], redirecting());
+    let host = Host::new(&ca, &server, &["--fetch-budget", "1"]);
+    runtime().block_on(async {
+        let transport = TokioChildProcess::new(
+            tokio::process::Command::new(env!("CARGO_BIN_EXE_webgate")).configure(|cmd| {
+                cmd.arg("mcp")
+                    .args(&host.args)
+                    .env_remove("WEBGATE_SEARCH_PROVIDER");
+            }),
+        )
+        .unwrap();
+        let info = ClientConfig::new(Default::default(), Implementation::new("test", "1"));
+        let client = rmcp::service::serve_client_with_lifecycle(
+            info,
+            transport,
+            rmcp::service::ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await
+        .unwrap();
+        let negotiated = client.peer_info().unwrap().protocol_version.clone();
+        assert_eq!(negotiated, ProtocolVersion::V_2026_07_28);
+        let mut sub = client
+            .peer()
+            .listen(SubscriptionFilter::builder().tools_list_changed().build())
+            .await
+            .unwrap();
+        assert_eq!(sub.acknowledged().tools_list_changed, Some(true));
+        let Value::Object(args) = json!({"url": "https://a.example/"}) else {
+            unreachable!()
+        };
+        let r = client
+            .call_tool(CallToolRequestParams::new("web_fetch").with_arguments(args))
+            .await
+            .unwrap();
+        assert_eq!(r.is_error, Some(false));
+        let n = tokio::time::timeout(Duration::from_secs(5), sub.next())
+            .await
+            .expect("a notification on the stream")
+            .unwrap();
+        assert!(
+            matches!(n, Some(ServerNotification::ToolListChangedNotification(_))),
+            "{n:?}"
+        );
+        client.cancel().await.unwrap();
+    });
+}
+
+/// JSON-RPC errors as the specification has them, at the process's own
+/// stdin and stdout: -32700 with `"id": null` for a line that is not
+/// JSON, -32602 for `tools/call` without a name, -32600 for a second
+/// `initialize` and for a line over 16 MiB (the next line still read).
+#[test]
+fn json_rpc_errors_come_back_as_the_specification_says() {
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_webgate"))
+        .arg("mcp")
+        .env_remove("WEBGATE_SEARCH_PROVIDER")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let mut stdin = child.stdin.take().unwrap();
+    let huge = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":99,\"method\":\"ping\",\"pad\":\"{}\"}}",
+        "x".repeat(17 << 20)
+    );
+    let writer = std::thread::spawn(move || {
+        for line in [
+            init,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            "this is not json",
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"arguments":{}}}"#,
+            &init.replace("\"id\":1", "\"id\":3"),
+            &huge,
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/list"}"#,
+        ] {
+            stdin.write_all(line.as_bytes()).unwrap();
+            stdin.write_all(b"\n").unwrap();
+        }
+        // Time for the answers before the end of input ends the session.
+        std::thread::sleep(Duration::from_millis(500));
+    });
+    writer.join().unwrap();
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    let _ = child.wait();
+    let replies: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let by_id = |id: Value| replies.iter().find(|r| r["id"] == id).cloned();
+    let errors_with_null_id: Vec<i64> = replies
+        .iter()
+        .filter(|r| r.as_object().unwrap().contains_key("id") && r["id"].is_null())
+        .map(|r| r["error"]["code"].as_i64().unwrap())
+        .collect();
+    assert_eq!(errors_with_null_id, [-32700, -32600], "{out}");
+    assert_eq!(by_id(json!(2)).unwrap()["error"]["code"], -32602);
+    assert_eq!(by_id(json!(3)).unwrap()["error"]["code"], -32600);
+    assert!(by_id(json!(1)).unwrap()["result"].is_object());
+    assert!(
+        by_id(json!(4)).unwrap()["result"]["tools"].is_array(),
+        "{out}"
+    );
+    assert!(by_id(json!(99)).is_none());
 }
