@@ -319,3 +319,74 @@ fn search_follows_the_host_pins_and_calls_are_audited() {
         assert_eq!(records[0]["query"], query);
     }
 }
+
+/// A whole session with the official Python SDK (`mcp` from PyPI, pinned
+/// in `cli/tests/mcp_python/requirements.txt`): schemas valid as JSON
+/// Schema 2020-12, structured results valid against the output schemas,
+/// progress, annotations. `cargo xtask ci` makes the venv and sets
+/// `WEBGATE_MCP_PYTHON`; without it this test fails rather than skip.
+#[test]
+fn an_official_python_client_session() {
+    let python = std::env::var("WEBGATE_MCP_PYTHON").unwrap_or_else(|_| {
+        panic!(
+            "WEBGATE_MCP_PYTHON is not set: run `cargo xtask ci`, which makes the venv \
+             (python3 -m venv; pip install -r cli/tests/mcp_python/requirements.txt), \
+             or set it to a python with those packages"
+        )
+    });
+    let ca = TestCa::new();
+    let page_text = "A page read by the Python client.";
+    let server = LoopbackServer::start(
+        &ca,
+        &["a.example"],
+        "Content-Type: text/html\r\n",
+        format!("<html><head><title>Python</title></head><body><article><p>{page_text}</p></article></body></html>")
+            .into_bytes(),
+    );
+    let gateway = Gateway::start(
+        r#"{"results":[{"title":"Rust","url":"https://www.rust-lang.org/","description":"A language"}]}"#,
+    );
+    let pem = std::env::temp_dir().join(format!("webgate-mcp-py-{}.pem", std::process::id()));
+    std::fs::write(&pem, ca.root_pem()).unwrap();
+    let mut env: serde_json::Map<String, Value> = std::env::vars()
+        .filter(|(k, _)| k == "PATH" || k == "HOME")
+        .map(|(k, v)| (k, Value::String(v)))
+        .collect();
+    env.insert("WEBGATE_SEARCH_PROVIDER".into(), "gateway".into());
+    env.insert(
+        "WEBGATE_SEARCH_ENDPOINT".into(),
+        format!("http://127.0.0.1:{}/search", gateway.port).into(),
+    );
+    let spec = json!({
+        "command": env!("CARGO_BIN_EXE_webgate"),
+        "args": [
+            "mcp",
+            "--resolve", format!("a.example={PUBLIC}"),
+            "--connect-to", format!("{PUBLIC}:443=127.0.0.1:{}", server.port),
+            "--ca-file", pem.display().to_string(),
+        ],
+        "env": env,
+        "page": "https://a.example/",
+        "page_text": page_text,
+    });
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_python/session.py");
+    let out = std::process::Command::new(&python)
+        .arg(script)
+        .arg(spec.to_string())
+        .output()
+        .unwrap_or_else(|e| panic!("{python}: {e}"));
+    let _ = std::fs::remove_file(&pem);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the Python session failed:\n{stdout}\n{stderr}"
+    );
+    let summary: Value = serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap();
+    assert_eq!(summary["validated"], 3);
+    assert!(
+        summary["fetch_progress_events"].as_u64().unwrap() >= 5,
+        "{summary}"
+    );
+    eprintln!("python session: {summary}");
+}

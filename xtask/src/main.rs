@@ -95,6 +95,7 @@ fn ci() -> Result<(), String> {
     run(&cargo, &["fmt", "--all", "--check"])?;
     codegen::run(&root(), true)?;
     tidy::run(&root())?;
+    let python = mcp_python()?;
     run(
         &cargo,
         &[
@@ -107,18 +108,57 @@ fn ci() -> Result<(), String> {
             "warnings",
         ],
     )?;
-    test_with_summary(&cargo)
+    test_with_summary(&cargo, &python)
+}
+
+/// The Python the MCP client session test runs (`cli/tests/mcp.rs`): a
+/// venv under `target/mcp-python` holding the official MCP SDK at the
+/// pinned versions of `cli/tests/mcp_python/requirements.txt`, made on
+/// first use and again when the pins change. Needs `python3` with `venv`
+/// (Debian: `python3-venv`) and PyPI; a machine without them fails here,
+/// loudly, rather than skip the session.
+fn mcp_python() -> Result<PathBuf, String> {
+    let root = root();
+    let requirements = root.join("cli/tests/mcp_python/requirements.txt");
+    let pins = std::fs::read_to_string(&requirements)
+        .map_err(|e| format!("{}: {e}", requirements.display()))?;
+    let venv = root.join("target/mcp-python");
+    let python = venv.join("bin/python");
+    let stamp = venv.join("requirements.txt");
+    if python.exists() && std::fs::read_to_string(&stamp).ok().as_deref() == Some(pins.as_str()) {
+        return Ok(python);
+    }
+    let _ = std::fs::remove_dir_all(&venv);
+    let venv_s = venv.display().to_string();
+    run("python3", &["-m", "venv", &venv_s])
+        .map_err(|e| format!("{e} (the MCP client session needs python3 with venv)"))?;
+    let req_s = requirements.display().to_string();
+    run(
+        &python.display().to_string(),
+        &[
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "-r",
+            &req_s,
+        ],
+    )?;
+    std::fs::write(&stamp, pins).map_err(|e| format!("{}: {e}", stamp.display()))?;
+    Ok(python)
 }
 
 /// `cargo test --workspace`, echoed as it runs, closed by one plain line
 /// `N passed, N failed` summed over every test binary (the last line of
 /// cargo's own output is a doc-test binary that may hold no test).
-fn test_with_summary(cargo: &str) -> Result<(), String> {
+fn test_with_summary(cargo: &str, python: &Path) -> Result<(), String> {
     use std::io::{BufRead, BufReader};
     let args = ["test", "--workspace", "--locked"];
     eprintln!("$ {cargo} {}", args.join(" "));
     let mut child = Command::new(cargo)
         .args(args)
+        .env("WEBGATE_MCP_PYTHON", python)
         .current_dir(root())
         .stdout(std::process::Stdio::piped())
         .spawn()
