@@ -115,6 +115,19 @@ impl TestCa {
     }
 }
 
+impl TestCa {
+    /// A leaf for `names` as PEM text: (certificate, PKCS#8 key), for
+    /// real server software (`cargo xtask interop`).
+    pub fn leaf_pem(&self, names: &[String]) -> (String, String) {
+        let params = CertificateParams::new(names.to_vec()).expect("leaf params");
+        let key = KeyPair::generate().expect("leaf key");
+        let cert = params
+            .signed_by(&key, &self.issuer)
+            .expect("leaf certificate");
+        (cert.pem(), key.serialize_pem())
+    }
+}
+
 impl Default for TestCa {
     fn default() -> Self {
         TestCa::new()

@@ -12,6 +12,7 @@
 pub mod adversarial;
 pub mod ca;
 pub mod hostile;
+pub mod interop;
 pub mod loopback;
 pub mod runner;
 pub mod sim;

@@ -42,6 +42,9 @@ commands:
                           replay every vector on the simulated network;
                           one line per vector, every failure in full, then
                           `N passed, N failed`
+  interop                 webgate against nginx, Apache httpd and unbound on
+                          loopback (installs nothing; a missing server fails
+                          with the package to install)
 ";
 
 fn main() -> ExitCode {
@@ -53,6 +56,19 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
         Some("conformance") => conformance(&args[1..]),
+        Some("interop") => run(
+            "cargo",
+            &[
+                "run",
+                "--quiet",
+                "--release",
+                "--locked",
+                "--package",
+                "webgate-conformance",
+                "--bin",
+                "webgate-interop",
+            ],
+        ),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             Ok(())
