@@ -147,6 +147,17 @@ fn tools_carry_titles_annotations_and_output_schemas() {
         assert_eq!(a.open_world_hint, Some(true));
         let input = Value::Object((*fetch.input_schema).clone());
         assert_eq!(input["additionalProperties"], json!(true));
+        // Every argument says what it is for.
+        for t in &tools {
+            let schema = Value::Object((*t.input_schema).clone());
+            for (name, p) in schema["properties"].as_object().unwrap() {
+                assert!(
+                    p["description"].is_string(),
+                    "{}: {name} has no description",
+                    t.name
+                );
+            }
+        }
         let output = Value::Object((**fetch.output_schema.as_ref().expect("outputSchema")).clone());
         assert_eq!(output["required"], json!(["outcome", "id"]));
 
@@ -424,7 +435,7 @@ fn json_rpc_errors_come_back_as_the_specification_says() {
         .env_remove("WEBGATE_SEARCH_PROVIDER")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
@@ -457,7 +468,20 @@ fn json_rpc_errors_come_back_as_the_specification_says() {
         .unwrap()
         .read_to_string(&mut out)
         .unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
     let _ = child.wait();
+    // Why search is missing, said once.
+    assert!(
+        err.starts_with("webgate mcp: web_search is not offered: "),
+        "{err}"
+    );
+    assert_eq!(err.matches("not offered").count(), 1, "{err}");
     let replies: Vec<Value> = out
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -477,4 +501,51 @@ fn json_rpc_errors_come_back_as_the_specification_says() {
         "{out}"
     );
     assert!(by_id(json!(99)).is_none());
+}
+
+/// `--log debug` shows webgate's events with query strings redacted, and
+/// the MCP SDK's own events (which print whole messages, arguments
+/// included) only from warnings up, unless `--reveal-queries`.
+#[test]
+fn debug_logs_do_not_leak_query_strings() {
+    let ca = TestCa::new();
+    let server = HostileServer::start(&ca, &["a.example", "b.example"], redirecting());
+    for reveal in [false, true] {
+        let mut extra = vec!["--log", "debug"];
+        if reveal {
+            extra.push("--reveal-queries");
+        }
+        let host = Host::new(&ca, &server, &extra);
+        let log = std::env::temp_dir().join(format!(
+            "webgate-mcp-log-{}-{reveal}.log",
+            std::process::id()
+        ));
+        let file = std::fs::File::create(&log).unwrap();
+        runtime().block_on(async {
+            let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_webgate"));
+            cmd.arg("mcp")
+                .args(&host.args)
+                .env_remove("WEBGATE_SEARCH_PROVIDER");
+            let (transport, _) = TokioChildProcess::builder(cmd)
+                .stderr(std::process::Stdio::from(file))
+                .spawn()
+                .unwrap();
+            let client = Recorder::default().serve(transport).await.unwrap();
+            let r = call(
+                &client,
+                json!({"url": "https://a.example/?token=s3cr3t-value"}),
+            )
+            .await;
+            assert_eq!(r.is_error, Some(false));
+            client.cancel().await.unwrap();
+        });
+        let text = std::fs::read_to_string(&log).unwrap();
+        let _ = std::fs::remove_file(&log);
+        assert!(text.contains("webgate"), "no events were logged: {text}");
+        assert_eq!(
+            text.contains("s3cr3t-value"),
+            reveal,
+            "reveal={reveal}: {text}"
+        );
+    }
 }
