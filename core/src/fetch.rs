@@ -290,7 +290,9 @@ impl Fetcher {
         };
         let mut followed = 0u32;
         loop {
-            let deadline = Instant::now() + policy.request_timeout;
+            // A limit too long to add (a host's `Duration::MAX` for "no
+            // limit") is a deadline that never comes, not a panic.
+            let deadline = deadline_after(policy.request_timeout);
             audit.hops.push(HopAudit {
                 url: self.inner.audit.url(current.as_str()),
                 ..Default::default()
@@ -420,7 +422,10 @@ impl Fetcher {
         // A lookup has the connect limit's time: a DNS server that does not
         // answer is a failed lookup, not a request that timed out (unless
         // the request's own limit comes first).
-        let lookup_by = deadline.min(t + inner.policy.connect_timeout);
+        let lookup_by = deadline.min(
+            t.checked_add(inner.policy.connect_timeout)
+                .unwrap_or(deadline),
+        );
         let answers = tokio::time::timeout_at(lookup_by, inner.resolver.resolve(host)).await;
         hop.phases.resolve_ms = Some(ms(t.elapsed()));
         let answers = answers
@@ -472,7 +477,7 @@ impl Fetcher {
             });
         }
 
-        let connect_by = deadline.min(Instant::now() + inner.policy.connect_timeout);
+        let connect_by = deadline.min(deadline_after(inner.policy.connect_timeout));
         let port = url.port();
         let t = Instant::now();
         let dials = &mut hop.dials;
@@ -804,6 +809,15 @@ impl Fetcher {
             title,
         })
     }
+}
+
+/// `now + limit`, or about thirty years from now when that does not fit in
+/// an `Instant` (a limit of `Duration::MAX` means "no limit").
+pub(crate) fn deadline_after(limit: std::time::Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(limit)
+        .or_else(|| now.checked_add(std::time::Duration::from_secs(30 * 365 * 86_400)))
+        .unwrap_or(now)
 }
 
 /// Turns an HTML page into text on a blocking thread (extraction is CPU

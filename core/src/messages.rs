@@ -1141,3 +1141,14 @@ impl fmt::Display for Progress {
         }
     }
 }
+
+// The error types compose with the rest of Rust: `?` into
+// `Box<dyn Error>`, `anyhow`, `thiserror` sources. Their `Display` is the
+// contract's message; none wraps another error, so none has a source.
+impl std::error::Error for Refusal {}
+impl std::error::Error for HopRefusal {}
+impl std::error::Error for FetchArgError {}
+impl std::error::Error for FetchError {}
+impl std::error::Error for SearchArgError {}
+impl std::error::Error for SearchError {}
+impl std::error::Error for OptionError {}

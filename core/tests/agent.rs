@@ -146,3 +146,23 @@ fn descriptors_follow_the_policy_and_the_options() {
         .get("offset")
         .is_none());
 }
+
+/// A host's "no limit" (`Duration::MAX`) is a deadline that never comes,
+/// not a panic in the deadline arithmetic; the error types compose with
+/// `Box<dyn Error>`.
+#[test]
+fn unbounded_limits_do_not_panic_and_errors_compose() {
+    let mut p = Policy::default();
+    p.request_timeout = std::time::Duration::MAX;
+    p.connect_timeout = std::time::Duration::MAX;
+    let f = fetcher(p);
+    let r = rt().block_on(f.fetch("https://nowhere.example/", Default::default()));
+    let e = r.unwrap_err();
+    assert_eq!(e.id(), "fetch.dns.failed");
+    let boxed: Box<dyn std::error::Error + Send + Sync> = Box::new(e);
+    assert_eq!(
+        boxed.to_string(),
+        "dns resolution failed for nowhere.example"
+    );
+    let _: Box<dyn std::error::Error> = Box::new(webgate::messages::SearchError::Request);
+}

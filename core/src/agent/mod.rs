@@ -260,6 +260,8 @@ impl Toolbox {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnknownTool(pub String);
 
+impl std::error::Error for UnknownTool {}
+
 impl std::fmt::Display for UnknownTool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "unknown tool: {}", self.0)

@@ -15,7 +15,6 @@ use hyper::header::{HeaderName, HeaderValue, HOST, RETRY_AFTER, USER_AGENT};
 use hyper::{Method, Request};
 use rustls::pki_types::ServerName;
 use serde_json::Value;
-use tokio::time::Instant;
 use url::Url;
 
 use crate::messages::SearchError;
@@ -137,7 +136,7 @@ impl Client {
         body: Option<Bytes>,
     ) -> Result<Result<Vec<u8>, Refused>, SearchError> {
         use SearchError::{Read, Request as Req};
-        let deadline = Instant::now() + self.policy.search_deadline;
+        let deadline = crate::fetch::deadline_after(self.policy.search_deadline);
         let host = url.host_str().unwrap_or_default();
         let bare = host.trim_start_matches('[').trim_end_matches(']');
         let port = url.port_or_known_default().unwrap_or(443);
