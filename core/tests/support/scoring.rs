@@ -14,7 +14,19 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-/// `../shared/data/<name>` beside the workspace.
+/// The stratified samples of both benchmarks committed under
+/// `bench/quality/` (see its README): what the floor test reads, so that
+/// it runs on any clone.
+#[allow(dead_code)]
+pub fn quality_data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../bench/quality")
+        .join(name)
+}
+
+/// `../shared/data/<name>` beside the workspace: the whole benchmarks,
+/// for the benchmark and the trainer.
+#[allow(dead_code)]
 pub fn shared_data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../shared/data")
