@@ -316,7 +316,7 @@ impl Renderer<'_> {
             steps = steps.wrapping_add(1);
             // The clock is read every few thousand nodes; past the
             // deadline the budget is spent, so nothing more is written.
-            if steps % 4096 == 0
+            if steps.is_multiple_of(4096)
                 && self
                     .deadline
                     .is_some_and(|d| std::time::Instant::now() >= d)
