@@ -16,13 +16,61 @@ pub struct LoopbackServer {
     pub port: u16,
     /// Connections accepted so far.
     pub connections: Arc<AtomicUsize>,
+    /// The request targets (path and query) received, in order.
+    pub paths: Arc<std::sync::Mutex<Vec<String>>>,
     _rt: tokio::runtime::Runtime,
+}
+
+/// One route of [`LoopbackServer::routed`]: a request target and the whole
+/// response to it (status line, head fields, body).
+#[derive(Clone, Debug)]
+pub struct Route {
+    /// The request target it answers, exactly (path and query).
+    pub path: String,
+    /// The status code.
+    pub status: u16,
+    /// Head fields, each ending in CRLF (`Content-Type: text/plain\r\n`).
+    pub head_fields: String,
+    /// The body (sent with a Content-Length).
+    pub body: Vec<u8>,
 }
 
 impl LoopbackServer {
     /// Starts a server for `names`, answering `head_fields` (e.g.
     /// `Content-Type: text/plain\r\n`) and `body` with a Content-Length.
     pub fn start(ca: &TestCa, names: &[&str], head_fields: &str, body: Vec<u8>) -> LoopbackServer {
+        let response = Arc::new(whole_response(200, head_fields, &body));
+        Self::serve(ca, names, move |_| response.clone())
+    }
+
+    /// Starts a server that answers each request by its target from
+    /// `routes`, and 404 (text/plain) for any other.
+    pub fn routed(ca: &TestCa, names: &[&str], routes: Vec<Route>) -> LoopbackServer {
+        let prepared: Vec<(String, Arc<Vec<u8>>)> = routes
+            .iter()
+            .map(|r| {
+                let whole = whole_response(r.status, &r.head_fields, &r.body);
+                (r.path.clone(), Arc::new(whole))
+            })
+            .collect();
+        let missing = Arc::new(whole_response(
+            404,
+            "Content-Type: text/plain\r\n",
+            b"no such route",
+        ));
+        Self::serve(ca, names, move |path| {
+            prepared
+                .iter()
+                .find(|(p, _)| p == path)
+                .map_or_else(|| missing.clone(), |(_, r)| r.clone())
+        })
+    }
+
+    fn serve(
+        ca: &TestCa,
+        names: &[&str],
+        response: impl Fn(&str) -> Arc<Vec<u8>> + Send + Sync + 'static,
+    ) -> LoopbackServer {
         let names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
         let cfg = ca
             .server_config(&names, CertKind::Valid, &[b"http/1.1"])
@@ -31,12 +79,8 @@ impl LoopbackServer {
         let (rt, std_listener, port) = crate::loopback::background_listener();
         let connections = Arc::new(AtomicUsize::new(0));
         let count = connections.clone();
-        let mut response = format!(
-            "HTTP/1.1 200 OK\r\n{head_fields}Content-Length: {}\r\n\r\n",
-            body.len()
-        )
-        .into_bytes();
-        response.extend_from_slice(&body);
+        let paths = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = paths.clone();
         let response = Arc::new(response);
         rt.spawn(async move {
             let listener = tokio::net::TcpListener::from_std(std_listener).expect("listener");
@@ -44,6 +88,7 @@ impl LoopbackServer {
                 let _ = tcp.set_nodelay(true);
                 count.fetch_add(1, Ordering::SeqCst);
                 let (acceptor, response) = (acceptor.clone(), response.clone());
+                let seen = seen.clone();
                 tokio::spawn(async move {
                     let Ok(mut tls) = acceptor.accept(tcp).await else {
                         return;
@@ -53,7 +98,11 @@ impl LoopbackServer {
                     loop {
                         // One response per request head, until the client closes.
                         while let Some(end) = pending.windows(4).position(|w| w == b"\r\n\r\n") {
-                            pending.drain(..end + 4);
+                            let head: Vec<u8> = pending.drain(..end + 4).collect();
+                            let head = String::from_utf8_lossy(&head);
+                            let path = head.split(' ').nth(1).unwrap_or("").to_string();
+                            let response = response(&path);
+                            seen.lock().unwrap_or_else(|e| e.into_inner()).push(path);
                             // write_all can return with the last TLS
                             // records still in rustls's buffer (the socket
                             // was full); unflushed, they wait for the next
@@ -74,9 +123,22 @@ impl LoopbackServer {
         LoopbackServer {
             port,
             connections,
+            paths,
             _rt: rt,
         }
     }
+}
+
+/// A response's bytes: status line, head fields, Content-Length, body.
+fn whole_response(status: u16, head_fields: &str, body: &[u8]) -> Vec<u8> {
+    let mut r = format!(
+        "HTTP/1.1 {status} {}\r\n{head_fields}Content-Length: {}\r\n\r\n",
+        if status == 200 { "OK" } else { "Other" },
+        body.len()
+    )
+    .into_bytes();
+    r.extend_from_slice(body);
+    r
 }
 
 /// A one-worker runtime and a non-blocking listener on 127.0.0.1 (any

@@ -64,14 +64,21 @@ impl Resolve for SimResolve {
     }
 }
 
+/// A request head as recorded: `(name, value)` pairs, the request line
+/// under `:request`.
+pub type RequestHead = Vec<(String, String)>;
+
 /// One scripted server and what it saw.
 pub struct ServerState {
     spec: Server,
     names: Vec<String>,
     tls: Arc<rustls::ServerConfig>,
     next: AtomicUsize,
-    /// The request heads it received, header names lower-case, in order.
-    pub requests: Mutex<Vec<Vec<(String, String)>>>,
+    /// The request heads it received, header names lower-case, in order,
+    /// each with its place among every server's requests.
+    pub requests: Mutex<Vec<(usize, RequestHead)>>,
+    /// The arrival counter all servers of a vector share.
+    arrivals: Arc<AtomicUsize>,
 }
 
 /// Dials scripted servers over in-memory streams and records every dial.
@@ -89,6 +96,7 @@ impl SimDial {
         ca: &TestCa,
     ) -> Result<Self, String> {
         let mut servers = HashMap::new();
+        let arrivals = Arc::new(AtomicUsize::new(0));
         for spec in specs {
             let addr: SocketAddr = spec
                 .addr
@@ -132,6 +140,7 @@ impl SimDial {
                     tls: Arc::new(cfg),
                     next: AtomicUsize::new(0),
                     requests: Mutex::new(Vec::new()),
+                    arrivals: Arc::clone(&arrivals),
                 }),
             );
         }
@@ -141,7 +150,7 @@ impl SimDial {
         })
     }
 
-    /// The request heads every server saw, in server order of the vector.
+    /// The request heads every server saw, in the order they arrived.
     pub fn requests(&self) -> Vec<Vec<(String, String)>> {
         let mut all = Vec::new();
         for s in self.servers.values() {
@@ -153,7 +162,8 @@ impl SimDial {
                     .cloned(),
             );
         }
-        all
+        all.sort_by_key(|(place, _)| *place);
+        all.into_iter().map(|(_, head)| head).collect()
     }
 }
 
@@ -266,7 +276,7 @@ fn take_request(server: &ServerState, head: Vec<(String, String)>) -> Response {
         .requests
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .push(head);
+        .push((server.arrivals.fetch_add(1, Ordering::SeqCst), head));
     next_response(server)
 }
 
@@ -291,7 +301,7 @@ pub fn body_bytes(r: &Response) -> Vec<u8> {
             .decode(b)
             .unwrap_or_default()
     } else if let Some(rep) = &r.body_repeat {
-        rep.text.repeat(rep.times).into_bytes()
+        format!("{}{}{}", rep.head, rep.text.repeat(rep.times), rep.tail).into_bytes()
     } else {
         Vec::new()
     };

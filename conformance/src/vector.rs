@@ -121,6 +121,8 @@ pub struct AgentVector {
     #[serde(default)]
     pub no_provider: bool,
     pub calls: Option<usize>,
+    /// The reader fallback's prefix.
+    pub reader: Option<String>,
 }
 
 /// Host-side policy changes for one vector.
@@ -135,6 +137,9 @@ pub struct PolicyOverride {
     pub allow_domains: Vec<String>,
     #[serde(default)]
     pub deny_domains: Vec<String>,
+    /// Read robots.txt before every URL.
+    #[serde(default)]
+    pub robots_txt: bool,
 }
 
 /// One DNS answer.
@@ -202,12 +207,16 @@ fn status_ok() -> u16 {
     200
 }
 
-/// A body made of one text repeated.
+/// A body made of one text repeated, between an optional head and tail.
 #[derive(Debug, Deserialize, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct Repeat {
     pub text: String,
     pub times: usize,
+    #[serde(default)]
+    pub head: String,
+    #[serde(default)]
+    pub tail: String,
 }
 
 /// The exact expectation.
@@ -219,6 +228,9 @@ pub struct Expect {
     pub text: String,
     pub dials: Option<Vec<String>>,
     pub request_headers: Option<Vec<(String, String)>>,
+    /// The request targets (path and query) the servers saw, in the order
+    /// they arrived.
+    pub requests: Option<Vec<String>>,
     /// The body of the (first) request, exactly.
     pub request_body: Option<String>,
     /// `[JSON pointer, JSON value]` pairs that must hold in the call's
