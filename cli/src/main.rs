@@ -252,6 +252,15 @@ struct PolicyOptions {
     /// (default 10000); past it the text so far is returned, truncated.
     #[arg(long, value_name = "MS")]
     extract_timeout_ms: Option<u64>,
+    /// Read each origin's /robots.txt (RFC 9309) before fetching from it,
+    /// on every hop, and refuse what it disallows.
+    #[arg(long)]
+    robots_txt: bool,
+    /// When an HTML page gives nothing usable (block page, thin page, 403,
+    /// 429, 5xx), fetch PREFIX followed by its URL instead, for example
+    /// https://r.jina.ai/ (that service sees the URL).
+    #[arg(long, value_name = "PREFIX")]
+    reader: Option<String>,
 }
 
 impl PolicyOptions {
@@ -289,7 +298,26 @@ impl PolicyOptions {
                 *slot = std::time::Duration::from_millis(ms);
             }
         }
+        p.robots_txt = self.robots_txt;
+        if let Some(prefix) = &self.reader {
+            // A prefix the policy would refuse could never be used: say so
+            // at start-up rather than on every fallback.
+            if admit(&format!("{prefix}https://example.com/"), &p).is_err() {
+                return Err(format!(
+                    "--reader {prefix:?}: the prefix must start an https URL the policy admits"
+                ));
+            }
+        }
         Ok(p)
+    }
+
+    /// The agent options a `fetch` or `call` runs with: the contract's,
+    /// plus the reader when one is named.
+    fn reader_options(&self) -> Option<AgentOptions> {
+        let prefix = self.reader.clone()?;
+        let mut o = AgentOptions::default();
+        o.reader_prefix = Some(prefix);
+        Some(o)
     }
 }
 
@@ -633,11 +661,31 @@ fn run_fetch(
     let Some(rt) = runtime() else {
         return ExitCode::FAILURE;
     };
-    let (outcome, record) = rt.block_on(fetcher.call_audited(&args));
+    let Some(options) = policy.reader_options() else {
+        let (outcome, record) = rt.block_on(fetcher.call_audited(&args));
+        if audit.audit {
+            eprintln!("{}", record.to_json_line());
+        }
+        return print_outcome(&outcome, json);
+    };
+    // The reader is an agent-layer option: the call goes through a toolbox
+    // with every other option off (the contract's texts), and what is
+    // printed is what a model would be handed (the reader's note leads).
+    let toolbox = Arc::new(Toolbox::new(fetcher.clone(), None, options));
+    let reply = rt.block_on(toolbox.start_run().fetch(&args));
     if audit.audit {
-        eprintln!("{}", record.to_json_line());
+        let line = match &reply.audit {
+            Some(a) => a.to_json_line(),
+            // Refused before any request (arguments, admission): the
+            // direct call gives the same refusal's record, again without
+            // touching the network.
+            None => rt.block_on(fetcher.call_audited(&args)).1.to_json_line(),
+        };
+        eprintln!("{line}");
     }
-    print_outcome(&outcome, json)
+    let mut shown = reply.outcome.clone();
+    shown.text = reply.model_text;
+    print_outcome(&shown, json)
 }
 
 fn run_mcp(
@@ -669,7 +717,9 @@ fn run_mcp(
                     None
                 }
             };
-        let toolbox = Arc::new(Toolbox::new(fetcher, searcher, agent.options()));
+        let mut options = agent.options();
+        options.reader_prefix = policy.reader.clone();
+        let toolbox = Arc::new(Toolbox::new(fetcher, searcher, options));
         mcp::serve(toolbox, audit.audit).await
     });
     match served {

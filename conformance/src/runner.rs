@@ -25,6 +25,7 @@ const DATA_FILES: &[&str] = &[
     "option-messages.tsv",
     "README.md",
     "expected_failures.txt",
+    "robots.tsv",
 ];
 
 /// A vector with the file it came from.
@@ -170,6 +171,17 @@ fn derived_ids(o: &Outcome) -> Vec<String> {
         };
         ids.push(id.to_string());
     }
+    if o.id == "option.fetch.robots_unreachable" {
+        for (reason, id) in [
+            ("(HTTP ", "option.robots.reason.status"),
+            ("(timed out)", "option.robots.reason.timeout"),
+            ("(network error)", "option.robots.reason.network"),
+        ] {
+            if o.text.contains(reason) {
+                ids.push(id.to_string());
+            }
+        }
+    }
     if o.id == "fetch.ok" {
         for (line, id) in [
             (
@@ -278,6 +290,7 @@ fn sim_fetcher(v: &Vector, ca: &TestCa) -> Result<(Fetcher, Arc<SimDial>), Strin
         policy.body_cap = c;
     }
     policy.domains = DomainRules::new(&v.policy.allow_domains, &v.policy.deny_domains)?;
+    policy.robots_txt = v.policy.robots_txt;
     let fetcher = Fetcher::builder()
         .policy(policy)
         .resolver(resolve)
@@ -334,6 +347,7 @@ async fn run_agent(v: &Vector, ca: &TestCa) -> Result<Actual, String> {
     options.fetch_budget = a.fetch_budget;
     options.search_aliases = a.search_aliases;
     options.numbered_search = a.numbered_search;
+    options.reader_prefix = a.reader.clone();
     let searcher = (!a.no_provider).then_some(searcher);
     let toolbox = Arc::new(Toolbox::new(fetcher, searcher, options));
     let run = toolbox.start_run();
@@ -354,6 +368,12 @@ async fn run_agent(v: &Vector, ca: &TestCa) -> Result<Actual, String> {
     let mut text = reply.model_text.clone();
     let mut ids = vec![reply.outcome.id.to_string()];
     ids.extend(reply.notes.iter().map(|n| n.id().to_string()));
+    for n in &reply.notes {
+        if let webgate::messages::Note::ReadThrough { why, .. } = n {
+            ids.push(why.id().to_string());
+        }
+    }
+    ids.extend(derived_ids(&reply.outcome).into_iter().skip(1));
     if let Some(rest) = text.split_once("\n<<<quoted ").map(|(_, r)| r) {
         let tag = rest.split_once(">>>").map(|(t, _)| t).unwrap_or("");
         if tag.len() < 12 || !tag.chars().all(|c| c.is_ascii_hexdigit()) {
@@ -403,6 +423,10 @@ async fn run_agent(v: &Vector, ca: &TestCa) -> Result<Actual, String> {
         "summary": reply.summary,
         "rows": reply.rows.as_ref().map(Vec::len),
         "tools": run.tools().iter().map(|d| d.name.clone()).collect::<Vec<_>>(),
+        "audit": reply.audit.as_ref().map(|a| match a {
+            webgate::agent::CallAudit::Fetch(r) => serde_json::to_value(r).ok(),
+            webgate::agent::CallAudit::Search(r) => serde_json::to_value(r).ok(),
+        }),
     });
     let dials = dial.dials.lock().unwrap_or_else(|e| e.into_inner()).clone();
     Ok(Actual {
@@ -467,6 +491,17 @@ pub fn compare(v: &Vector, a: &Actual) -> Result<(), String> {
             .collect();
         if got.iter().any(|r| r != h) || got.is_empty() {
             problems.push(format!("request headers: expected {h:?}, got {got:?}"));
+        }
+    }
+    if let Some(want) = &v.expect.requests {
+        let got: Vec<String> = a
+            .requests
+            .iter()
+            .filter_map(|r| r.iter().find(|(k, _)| k == ":request"))
+            .map(|(_, line)| line.split(' ').nth(1).unwrap_or_default().to_string())
+            .collect();
+        if &got != want {
+            problems.push(format!("requests: expected {want:?}, got {got:?}"));
         }
     }
     if let Some(b) = &v.expect.request_body {

@@ -92,6 +92,12 @@ pub struct FetchAudit {
     pub admission: Option<&'static str>,
     /// One entry per request made, in order (a redirect starts the next).
     pub hops: Vec<HopAudit>,
+    /// The robots.txt verdicts, one per URL judged, when the policy reads
+    /// robots.txt (empty otherwise).
+    pub robots: Vec<RobotsAudit>,
+    /// The host's reader service, when the agent layer fell back to it:
+    /// that fetch's own record.
+    pub reader: Option<Box<FetchAudit>>,
     /// `ok`, `soft` or `hard`.
     pub class: &'static str,
     /// The outcome's message id (`fetch.ok` on success).
@@ -121,6 +127,24 @@ impl FetchAudit {
         // OK because every field serializes (strings, numbers, options).
         serde_json::to_string(self).expect("audit record serializes")
     }
+}
+
+/// One robots.txt verdict: the URL judged and how its origin's file was
+/// read.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RobotsAudit {
+    /// The URL judged, redacted.
+    pub url: String,
+    /// `allowed`, `disallowed` or `unreachable`.
+    pub verdict: &'static str,
+    /// What the file was: `rules` (read and parsed), `unavailable` (4xx
+    /// or a redirect not followed: all allowed) or `unreachable` (5xx,
+    /// network failure, time-out: all disallowed).
+    pub file: &'static str,
+    /// The file was read earlier in this run; no request was made.
+    pub remembered: bool,
+    /// The requests that read the file, in order.
+    pub hops: Vec<HopAudit>,
 }
 
 /// One request: the URL, the addresses, the dials, TLS, the head, the body.

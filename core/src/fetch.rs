@@ -22,13 +22,14 @@ use tracing::Instrument;
 use crate::args::parse_fetch_args;
 use crate::audit::{
     ms, AddressAudit, AuditSettings, BodyAudit, DialAudit, FetchAudit, HopAudit, RedirectAudit,
-    TlsAudit,
+    RobotsAudit, TlsAudit,
 };
 use crate::body::{self, charset, BodyDecoder, BodyFail, CapMode, Flow, MediaClass, TypeRefusal};
 use crate::extract;
-use crate::messages::{Extraction, FetchError, FetchOk, Progress};
+use crate::messages::{Extraction, FetchError, FetchOk, Progress, RobotsRefusal};
 use crate::net::http::{self, ConnGuard};
 use crate::net::{Dial, HickoryResolve, Io, Resolve, TcpDial, TlsSettings};
+use crate::policy::robots::{self, RobotsMemo, RobotsTxt, Unreachable};
 use crate::policy::{admit, next_hop, vet, AdmittedUrl, Hop, Policy};
 use crate::progress;
 use crate::tool::Outcome;
@@ -204,6 +205,7 @@ impl Fetcher {
                             whole: false,
                         },
                         &mut audit,
+                        &RobotsMemo::new(),
                     )
                     .await
                 }
@@ -246,12 +248,24 @@ impl Fetcher {
         url: &str,
         opts: FetchOptions,
     ) -> (Result<Fetched, FetchError>, FetchAudit) {
+        self.fetch_audited_with(url, opts, &RobotsMemo::new()).await
+    }
+
+    /// [`Fetcher::fetch_audited`] as part of a run that keeps the
+    /// robots.txt files it read in `memo` (used only when the policy
+    /// reads robots.txt; [`crate::agent::Run`] keeps one per run).
+    pub async fn fetch_audited_with(
+        &self,
+        url: &str,
+        opts: FetchOptions,
+        memo: &RobotsMemo,
+    ) -> (Result<Fetched, FetchError>, FetchAudit) {
         let started = Instant::now();
         let mut audit = FetchAudit::new();
         audit.requested_url = Some(self.inner.audit.url(url));
         let span = tracing::info_span!(target: "webgate", "web_fetch", url = ?audit.requested_url);
         let r = self
-            .fetch_into(url, opts, &mut audit)
+            .fetch_into(url, opts, &mut audit, memo)
             .instrument(span)
             .await;
         let (class, id) = match &r {
@@ -270,6 +284,7 @@ impl Fetcher {
         url: &str,
         opts: FetchOptions,
         audit: &mut FetchAudit,
+        memo: &RobotsMemo,
     ) -> Result<Fetched, FetchError> {
         let policy = &self.inner.policy;
         let max_chars = opts
@@ -290,6 +305,9 @@ impl Fetcher {
         };
         let mut followed = 0u32;
         loop {
+            if policy.robots_txt {
+                self.robots_check(&current, memo, audit).await?;
+            }
             // A limit too long to add (a host's `Duration::MAX` for "no
             // limit") is a deadline that never comes, not a panic.
             let deadline = deadline_after(policy.request_timeout);
@@ -394,6 +412,188 @@ impl Fetcher {
                 .await;
             drop(conn);
             return out;
+        }
+    }
+
+    /// The robots.txt rule for `url` (the policy reads robots.txt): the
+    /// origin's file from `memo`, or read now and kept there; a URL it
+    /// does not allow is refused with the robots message.
+    async fn robots_check(
+        &self,
+        url: &AdmittedUrl,
+        memo: &RobotsMemo,
+        audit: &mut FetchAudit,
+    ) -> Result<(), FetchError> {
+        let policy = &self.inner.policy;
+        let origin = url.as_url().origin().ascii_serialization();
+        let mut record = RobotsAudit {
+            url: self.inner.audit.url(url.as_str()),
+            ..Default::default()
+        };
+        let file = match memo.get(&origin) {
+            Some(f) => {
+                record.remembered = true;
+                f
+            }
+            None => {
+                let read = self
+                    .read_robots(&origin, &mut record.hops)
+                    .instrument(tracing::info_span!(target: "webgate", "robots.txt", %origin))
+                    .await;
+                let f = match read {
+                    Ok(f) => Arc::new(f),
+                    Err(e) => {
+                        record.verdict = "unreachable";
+                        record.file = "unreachable";
+                        audit.robots.push(record);
+                        return Err(e);
+                    }
+                };
+                memo.put(&origin, Arc::clone(&f));
+                f
+            }
+        };
+        record.file = match *file {
+            RobotsTxt::Rules(_) => "rules",
+            RobotsTxt::Unavailable => "unavailable",
+            RobotsTxt::Unreachable(_) => "unreachable",
+        };
+        let agent = robots::product_token(&policy.user_agent);
+        let verdict = file.verdict(agent, &robots::path_of(url.as_url()));
+        let refusal = match verdict {
+            robots::Verdict::Allowed => None,
+            robots::Verdict::Disallowed => Some(RobotsRefusal::Disallowed),
+            robots::Verdict::Unreachable(u) => Some(RobotsRefusal::Unreachable(u)),
+        };
+        record.verdict = match verdict {
+            robots::Verdict::Allowed => "allowed",
+            robots::Verdict::Disallowed => "disallowed",
+            robots::Verdict::Unreachable(_) => "unreachable",
+        };
+        tracing::info!(
+            target: "webgate",
+            verdict = record.verdict,
+            file = record.file,
+            remembered = record.remembered,
+            "robots.txt"
+        );
+        audit.robots.push(record);
+        match refusal {
+            None => Ok(()),
+            Some(refusal) => Err(FetchError::Robots {
+                url: url.display(),
+                refusal,
+            }),
+        }
+    }
+
+    /// Reads `origin`'s `/robots.txt` under the policy: the same lookup,
+    /// vetting, dialling and hop rules as any request, every hop within
+    /// one `request_timeout`, the body (any type, codings undone) up to
+    /// [`robots::MAX_BYTES`]. What comes back decides as RFC 9309 says; a
+    /// host that does not resolve, or only to blocked addresses, fails
+    /// with the contract's own message (the page would fail the same way).
+    async fn read_robots(
+        &self,
+        origin: &str,
+        hops: &mut Vec<HopAudit>,
+    ) -> Result<RobotsTxt, FetchError> {
+        let policy = &self.inner.policy;
+        let mut current = admit(&format!("{origin}/robots.txt"), policy)?;
+        let deadline = deadline_after(policy.request_timeout);
+        let mut followed = 0u32;
+        loop {
+            hops.push(HopAudit {
+                url: self.inner.audit.url(current.as_str()),
+                ..Default::default()
+            });
+            // OK because a hop was just pushed.
+            let hop = hops.last_mut().expect("hop");
+            let mut gone = false;
+            let (resp, conn) = match self.exchange(&current, deadline, hop, &mut gone).await {
+                Ok(x) => x,
+                Err(e @ (FetchError::DnsFailed { .. } | FetchError::NoAllowedAddress { .. })) => {
+                    return Err(e)
+                }
+                Err(FetchError::Timeout { .. }) => {
+                    return Ok(RobotsTxt::Unreachable(Unreachable::Timeout))
+                }
+                Err(_) => return Ok(RobotsTxt::Unreachable(Unreachable::Network)),
+            };
+            let status = resp.status().as_u16();
+            hop.status = Some(status);
+            let location = resp
+                .headers()
+                .get(LOCATION)
+                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+            match next_hop(&current, status, location.as_deref(), followed, policy) {
+                Hop::Follow(next) => {
+                    hop.redirect = Some(RedirectAudit {
+                        verdict: "followed",
+                        to: Some(self.inner.audit.url(next.as_str())),
+                        reason: None,
+                    });
+                    drop((resp, conn));
+                    current = next;
+                    followed += 1;
+                    continue;
+                }
+                // RFC 9309 §2.3.1.2: redirects that cannot be followed
+                // leave the file unavailable, which allows everything (the
+                // page's own request still meets every rule).
+                Hop::Refuse(e) => {
+                    hop.redirect = Some(RedirectAudit {
+                        verdict: "refused",
+                        to: None,
+                        reason: match &e {
+                            FetchError::RedirectRefused { reason, .. } => Some(reason.id()),
+                            _ => None,
+                        },
+                    });
+                    return Ok(RobotsTxt::Unavailable);
+                }
+                Hop::NotARedirect => {}
+            }
+            if let Some(file) = RobotsTxt::from_status(status) {
+                return Ok(file);
+            }
+            let codings = body::parse_codings(
+                resp.headers()
+                    .get_all(CONTENT_ENCODING)
+                    .iter()
+                    .map(|v| std::str::from_utf8(v.as_bytes()).unwrap_or("\u{fffd}")),
+            );
+            let Ok(codings) = codings else {
+                hop.failed_at = Some("body");
+                return Ok(RobotsTxt::Unreachable(Unreachable::Network));
+            };
+            let Ok(mut decoder) = BodyDecoder::new(
+                &codings,
+                robots::MAX_BYTES.min(policy.body_cap),
+                CapMode::Truncate,
+            ) else {
+                return Ok(RobotsTxt::Unreachable(Unreachable::Network));
+            };
+            let t = Instant::now();
+            let read = pull(resp.into_body(), &mut decoder, deadline).await;
+            drop(conn);
+            hop.phases.body_ms = Some(ms(t.elapsed()));
+            hop.body = Some(BodyAudit {
+                bytes_received: decoder.received(),
+                bytes_inflated: decoder.inflated(),
+                ..Default::default()
+            });
+            return Ok(match read.and_then(|()| decoder.finish()) {
+                Ok(b) => RobotsTxt::parse(&b.bytes),
+                Err(_) => {
+                    hop.failed_at = Some("body");
+                    if Instant::now() >= deadline {
+                        RobotsTxt::Unreachable(Unreachable::Timeout)
+                    } else {
+                        RobotsTxt::Unreachable(Unreachable::Network)
+                    }
+                }
+            });
         }
     }
 
@@ -710,33 +910,7 @@ impl Fetcher {
         let mut decoder =
             BodyDecoder::new(&codings, policy.body_cap, mode).map_err(|_| unreadable())?;
         let t = Instant::now();
-        let mut incoming = resp.into_body();
-        let read: Result<(), BodyFail> = loop {
-            let frame = match tokio::time::timeout_at(deadline, incoming.frame()).await {
-                Ok(f) => f,
-                Err(_) => break Err(BodyFail::Unreadable),
-            };
-            match frame {
-                None => break Ok(()),
-                Some(Err(_)) => break Err(BodyFail::Unreadable),
-                Some(Ok(f)) => {
-                    if let Ok(data) = f.into_data() {
-                        let before = decoder.received() / progress::BODY_REPORT_BYTES;
-                        let pushed = decoder.push(&data);
-                        if decoder.received() / progress::BODY_REPORT_BYTES > before {
-                            progress::report(Progress::Body {
-                                bytes: decoder.received(),
-                            });
-                        }
-                        match pushed {
-                            Ok(Flow::More) => {}
-                            Ok(Flow::Full) => break Ok(()),
-                            Err(e) => break Err(e),
-                        }
-                    }
-                }
-            }
-        };
+        let read = pull(resp.into_body(), &mut decoder, deadline).await;
         body_audit.bytes_received = decoder.received();
         body_audit.bytes_inflated = decoder.inflated();
         progress::report(Progress::Body {
@@ -820,6 +994,41 @@ pub(crate) fn deadline_after(limit: std::time::Duration) -> Instant {
         .unwrap_or(now)
 }
 
+/// Moves the body's frames into `decoder` until the end, the decoder's
+/// cap, a failure or the deadline (a body that stops arriving in time is
+/// unreadable), reporting progress as bytes arrive.
+async fn pull(
+    mut incoming: Incoming,
+    decoder: &mut BodyDecoder,
+    deadline: Instant,
+) -> Result<(), BodyFail> {
+    loop {
+        let frame = match tokio::time::timeout_at(deadline, incoming.frame()).await {
+            Ok(f) => f,
+            Err(_) => return Err(BodyFail::Unreadable),
+        };
+        match frame {
+            None => return Ok(()),
+            Some(Err(_)) => return Err(BodyFail::Unreadable),
+            Some(Ok(f)) => {
+                if let Ok(data) = f.into_data() {
+                    let before = decoder.received() / progress::BODY_REPORT_BYTES;
+                    let pushed = decoder.push(&data);
+                    if decoder.received() / progress::BODY_REPORT_BYTES > before {
+                        progress::report(Progress::Body {
+                            bytes: decoder.received(),
+                        });
+                    }
+                    match pushed? {
+                        Flow::More => {}
+                        Flow::Full => return Ok(()),
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Turns an HTML page into text on a blocking thread (extraction is CPU
 /// work: it must not hold up the runtime's other tasks), within the
 /// policy's extraction limit. Extraction never panics; were the thread
@@ -843,8 +1052,12 @@ async fn extract_html(html: String, base: url::Url, raw: bool, policy: &Policy) 
 /// included: a bound for hosts that wrap calls in their own time-outs
 /// (saturating: a policy of `Duration::MAX` limits gives `Duration::MAX`).
 pub fn worst_case_duration(policy: &Policy) -> Duration {
+    // With robots.txt read, each hop may first read its origin's file,
+    // all of that file's hops within one more request limit.
+    let per_hop = if policy.robots_txt { 2 } else { 1 };
     policy
         .request_timeout
+        .saturating_mul(per_hop)
         .saturating_mul(policy.max_redirects.saturating_add(1))
         .saturating_add(policy.extract_timeout)
 }

@@ -77,6 +77,41 @@
 //! table is not a setting. A host may add domain allow and deny lists
 //! ([`crate::policy::DomainRules`]), checked on every hop.
 //!
+//! ## Host opt-ins that send more requests (off by default)
+//!
+//! Neither changes a text of the contract while it is off, and neither is
+//! a model argument.
+//!
+//! - **robots.txt** ([`crate::policy::Policy::robots_txt`], CLI
+//!   `--robots-txt`). Before every URL a fetch requests (the first and each
+//!   redirect target), webgate sends `GET /robots.txt` to that URL's own
+//!   origin, with the same User-Agent, the same admission, address vetting,
+//!   hop rule and time limits (all of the file's hops within one request
+//!   limit), and reads it as RFC 9309 says ([`crate::policy::robots`]): the
+//!   groups for the User-Agent's product token (`harness-webfetch` by
+//!   default), else `*`; the longest matching rule, `allow` on a tie; a
+//!   4xx allows everything, a 5xx, network failure or time-out disallows
+//!   everything; past 500 KiB nothing is read. A disallowed URL is a soft
+//!   failure naming robots.txt and the URL (never requested). Nothing goes
+//!   anywhere the page's own request would not go. One run (a
+//!   [`crate::agent::Run`], an MCP session; a direct [`crate::fetch::Fetcher`]
+//!   call is a run of its own) reads an origin's file once; nothing is kept
+//!   across runs.
+//! - **Reader fallback** ([`crate::agent::AgentOptions::reader_prefix`],
+//!   CLI `--reader PREFIX`, for example `https://r.jina.ai/`). When the
+//!   direct fetch of an HTML page gave nothing usable (a block or
+//!   verification page, text under 600 characters, or a 403, 429 or 5xx)
+//!   and the failure was not final (never after a 404 or 410, a refusal of
+//!   any rule, robots.txt included, or a network failure), webgate sends
+//!   `GET <prefix><url>` to the reader under the same policy: **the reader
+//!   service learns the full URL, query included**, and fetches it from
+//!   its own network, not under webgate's policy. Its text replaces the
+//!   direct result only when it is longer and is not a block page itself,
+//!   headed by a note (outside the envelope's quote) saying it was read
+//!   through the reader. It costs one more unit of the fetch budget (none
+//!   left: no fallback), and its own audit record sits under the call's
+//!   (`reader`).
+//!
 //! ## The agent layer's options (contract §12), all off by default
 //!
 //! | option | what it does |

@@ -297,6 +297,52 @@ pub enum FetchError {
         /// Why.
         reason: HopRefusal,
     },
+    /// The URL's robots.txt, read because the host turned that on, does
+    /// not let this agent fetch it (soft; ids in
+    /// `vectors/option-messages.tsv`).
+    Robots {
+        /// The URL refused, display form.
+        url: String,
+        /// A rule, or a file that could not be read.
+        refusal: RobotsRefusal,
+    },
+}
+
+/// Why robots.txt refused a URL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RobotsRefusal {
+    /// A rule of the file disallows it.
+    Disallowed,
+    /// The file could not be read, which RFC 9309 reads as "disallow all".
+    Unreachable(crate::policy::robots::Unreachable),
+}
+
+/// Why a robots.txt could not be read, as its message says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RobotsReason(pub crate::policy::robots::Unreachable);
+
+impl RobotsReason {
+    /// The id in `vectors/option-messages.tsv`.
+    pub fn id(&self) -> &'static str {
+        use crate::policy::robots::Unreachable as U;
+        match self.0 {
+            U::Status(_) => "option.robots.reason.status",
+            U::Timeout => "option.robots.reason.timeout",
+            U::Network => "option.robots.reason.network",
+        }
+    }
+}
+
+impl fmt::Display for RobotsReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use crate::policy::robots::Unreachable as U;
+        match self.0 {
+            U::Status(status) => write!(f, "HTTP {status}"),
+            U::Timeout => f.write_str("timed out"),
+            U::Network => f.write_str("network error"),
+        }
+    }
 }
 
 impl FetchError {
@@ -341,6 +387,11 @@ impl FetchError {
             FetchError::NetFailed { .. } => "fetch.net.failed",
             FetchError::Timeout { .. } => "fetch.net.timeout",
             FetchError::RedirectRefused { .. } => "fetch.redirect.refused",
+            FetchError::Robots {
+                refusal: RobotsRefusal::Disallowed,
+                ..
+            } => "option.fetch.robots",
+            FetchError::Robots { .. } => "option.fetch.robots_unreachable",
         }
     }
 }
@@ -418,6 +469,25 @@ impl fmt::Display for FetchError {
                     Shown(to)
                 )
             }
+            FetchError::Robots {
+                url,
+                refusal: RobotsRefusal::Disallowed,
+            } => write!(
+                f,
+                "{} is disallowed for this agent by the site's robots.txt; try a different URL",
+                Shown(url)
+            ),
+            FetchError::Robots {
+                url,
+                refusal: RobotsRefusal::Unreachable(why),
+            } => write!(
+                f,
+                "the robots.txt for {} could not be read ({}), and a site whose robots.txt \
+                 cannot be read is treated as disallowing everything; try again later or use \
+                 a different URL",
+                Shown(url),
+                RobotsReason(*why)
+            ),
         }
     }
 }
@@ -859,6 +929,48 @@ pub enum Note {
         /// The budget.
         limit: u32,
     },
+    /// The text came from the host's reader service, not the site.
+    ReadThrough {
+        /// The URL asked for, display form.
+        url: String,
+        /// The reader's prefix, as the host set it.
+        reader: String,
+        /// What the direct fetch gave instead.
+        why: ReaderWhy,
+    },
+}
+
+/// Why the direct fetch was not usable, as the reader note says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReaderWhy {
+    /// The block and verification page check fired.
+    BlockPage,
+    /// The text was this short (characters).
+    Thin(usize),
+    /// The site answered with this status (403, 429, 5xx).
+    Status(u16),
+}
+
+impl ReaderWhy {
+    /// The id in `vectors/option-messages.tsv`.
+    pub fn id(&self) -> &'static str {
+        match self {
+            ReaderWhy::BlockPage => "option.reader.why.block",
+            ReaderWhy::Thin(_) => "option.reader.why.thin",
+            ReaderWhy::Status(_) => "option.reader.why.status",
+        }
+    }
+}
+
+impl fmt::Display for ReaderWhy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReaderWhy::BlockPage => f.write_str("a verification or block page"),
+            ReaderWhy::Thin(chars) => write!(f, "only {chars} characters of text"),
+            ReaderWhy::Status(status) => write!(f, "HTTP {status}"),
+        }
+    }
 }
 
 impl Note {
@@ -873,6 +985,7 @@ impl Note {
             Note::NotRead { .. } => "option.note.not_read",
             Note::SearchBudgetSpent { .. } => "option.note.search_budget",
             Note::FetchBudgetSpent { .. } => "option.note.fetch_budget",
+            Note::ReadThrough { .. } => "option.note.reader",
         }
     }
 }
@@ -917,6 +1030,14 @@ impl fmt::Display for Note {
                 f,
                 "Note: that was the last page this run may open (its budget is {limit}); \
                  web_fetch is withdrawn."
+            ),
+            Note::ReadThrough { url, reader, why } => write!(
+                f,
+                "Note: the direct fetch of {} gave nothing usable ({why}), so this text was \
+                 read through {}, a third-party reader service that was sent the URL; the \
+                 page as the site serves it was not seen.",
+                Shown(url),
+                Shown(reader)
             ),
         }
     }

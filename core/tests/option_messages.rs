@@ -164,6 +164,61 @@ fn samples() -> Vec<(&'static str, String, String, String)> {
     ));
     let hop = HopRefusal::Rule(Refusal::Domain { host: s("{host}") });
     v.push((hop.id(), hop.to_string(), s("reason"), s("")));
+    use webgate::policy::robots::Unreachable;
+    for refusal in [
+        RobotsRefusal::Disallowed,
+        RobotsRefusal::Unreachable(Unreachable::Timeout),
+    ] {
+        let e = FetchError::Robots {
+            url: s("{url}"),
+            refusal,
+        };
+        v.push((
+            e.id(),
+            e.to_string().replace("(timed out)", "({reason})"),
+            e.class().as_str().to_string(),
+            e.kind().map(|k| k.to_string()).unwrap_or_default(),
+        ));
+    }
+    for why in [
+        Unreachable::Status(503),
+        Unreachable::Timeout,
+        Unreachable::Network,
+    ] {
+        let r = RobotsReason(why);
+        v.push((
+            r.id(),
+            r.to_string().replace("503", "{status}"),
+            s("reason"),
+            s(""),
+        ));
+    }
+    let note = Note::ReadThrough {
+        url: s("{url}"),
+        reader: s("{reader}"),
+        why: ReaderWhy::BlockPage,
+    };
+    v.push((
+        note.id(),
+        note.to_string()
+            .replace("(a verification or block page)", "({why})"),
+        s("note"),
+        s(""),
+    ));
+    for why in [
+        ReaderWhy::BlockPage,
+        ReaderWhy::Thin(44),
+        ReaderWhy::Status(403),
+    ] {
+        v.push((
+            why.id(),
+            why.to_string()
+                .replace("44", "{chars}")
+                .replace("403", "{status}"),
+            s("reason"),
+            s(""),
+        ));
+    }
     v
 }
 

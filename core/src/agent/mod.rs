@@ -7,9 +7,10 @@
 //!   host asks: [`paging`] by offset, result notes, [`block`]-page
 //!   detection, failure notes, per-run budgets, one-line action summaries,
 //!   [`offer`] (fetch only when a URL is in play), search aliases and a
-//!   numbered list ([`search_view`]), and [`approval`] rules. Domain allow
-//!   and deny lists are part of the [`crate::policy::Policy`], since they
-//!   must hold on every redirect hop.
+//!   numbered list ([`search_view`]), [`approval`] rules, and the
+//!   [`reader`] fallback. Domain allow and deny lists and robots.txt are
+//!   part of the [`crate::policy::Policy`], since they must hold on every
+//!   redirect hop.
 //!
 //! [`Toolbox`] puts them together over a [`Fetcher`] and a [`Searcher`];
 //! a [`Run`] is one agent run (one budget).
@@ -20,6 +21,7 @@ pub mod descriptor;
 pub mod envelope;
 pub mod offer;
 pub mod paging;
+pub mod reader;
 pub mod search_view;
 
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -36,6 +38,7 @@ use crate::messages::{
     Action, Class, EnvelopeSource, FetchError, Note, OptionError, SearchError, SearchOk, SearchRow,
 };
 use crate::policy::admission::display_form;
+use crate::policy::robots::RobotsMemo;
 use crate::search::Searcher;
 use crate::tool::Outcome;
 
@@ -78,6 +81,12 @@ pub struct AgentOptions {
     pub search_name: Option<String>,
     /// The search tool's shown description (default: the contract's).
     pub search_description: Option<String>,
+    /// A reader service's URL prefix, such as `https://r.jina.ai/`: an
+    /// HTML page the direct fetch could not use is fetched once more as
+    /// the prefix followed by its URL, under the same policy, counted in
+    /// the fetch budget and the audit record (see [`reader`]). The service
+    /// sees every URL sent to it; never on unless the host sets it.
+    pub reader_prefix: Option<String>,
 }
 
 impl AgentOptions {
@@ -252,6 +261,7 @@ impl Toolbox {
             toolbox: Arc::clone(self),
             searches: AtomicU32::new(0),
             fetches: AtomicU32::new(0),
+            robots: RobotsMemo::new(),
         }
     }
 }
@@ -274,6 +284,8 @@ pub struct Run {
     toolbox: Arc<Toolbox>,
     searches: AtomicU32,
     fetches: AtomicU32,
+    /// The robots.txt files this run read (when the policy reads them).
+    robots: RobotsMemo,
 }
 
 /// Takes one unit of a budget; `Err` when it is already spent. The ticket
@@ -411,7 +423,7 @@ impl Run {
         let mut audit = None;
         let fetched = match admitted {
             Err(r) => Err(FetchError::Url(r)),
-            Ok(_) => match take(&self.fetches, o.fetch_budget) {
+            Ok(page) => match take(&self.fetches, o.fetch_budget) {
                 Err(limit) => {
                     return finish(OptionError::FetchBudget { limit }.into(), notes, None)
                 }
@@ -426,8 +438,23 @@ impl Run {
                         raw: a.raw,
                         whole: true,
                     };
-                    let (r, record) = tb.fetcher.fetch_audited(&a.url, opts).await;
+                    let (mut r, mut record) = tb
+                        .fetcher
+                        .fetch_audited_with(&a.url, opts, &self.robots)
+                        .await;
                     ticket.keep();
+                    if let (Some(prefix), Some(why)) = (&o.reader_prefix, reader::unusable(&r)) {
+                        self.read_through(
+                            prefix,
+                            why,
+                            &page,
+                            opts,
+                            &mut r,
+                            &mut record,
+                            &mut notes,
+                        )
+                        .await;
+                    }
                     audit = Some(CallAudit::Fetch(record));
                     r
                 }
@@ -508,6 +535,55 @@ impl Run {
             total_length: total,
         };
         finish_audited(Outcome::ok("fetch.ok", done.render()), notes, Some(meta))
+    }
+
+    /// The reader fallback: the page once more through the host's reader,
+    /// on one more unit of the fetch budget (none left: no fallback). Its
+    /// record joins the call's; its text replaces the direct result only
+    /// when [`reader::better`], with the note saying where it came from.
+    #[allow(clippy::too_many_arguments)]
+    async fn read_through(
+        &self,
+        prefix: &str,
+        why: crate::messages::ReaderWhy,
+        page: &crate::policy::AdmittedUrl,
+        opts: FetchOptions,
+        direct: &mut Result<Fetched, FetchError>,
+        record: &mut crate::audit::FetchAudit,
+        notes: &mut Vec<Note>,
+    ) {
+        let o = &self.toolbox.options;
+        let Ok(ticket) = take(&self.fetches, o.fetch_budget) else {
+            return;
+        };
+        if ticket.last {
+            notes.push(Note::FetchBudgetSpent {
+                limit: o.fetch_budget.unwrap_or_default(),
+            });
+        }
+        let url = reader::reader_url(prefix, page.as_str());
+        tracing::info!(target: "webgate", reason = why.id(), "fetching through the reader");
+        let (r, reader_record) = self
+            .toolbox
+            .fetcher
+            .fetch_audited_with(&url, opts, &self.robots)
+            .await;
+        ticket.keep();
+        record.reader = Some(Box::new(reader_record));
+        match r {
+            Ok(f) if reader::better(&f, direct) => {
+                notes.insert(
+                    0,
+                    Note::ReadThrough {
+                        url: page.display(),
+                        reader: prefix.to_string(),
+                        why,
+                    },
+                );
+                *direct = Ok(f);
+            }
+            _ => tracing::info!(target: "webgate", "the reader gave nothing better"),
+        }
     }
 
     /// `web_search` with the options. Without a provider, the call is a
@@ -606,6 +682,10 @@ impl Run {
     ) -> ToolReply {
         let model_text = if self.toolbox.options.envelope && outcome.class != Class::Hard {
             envelope::wrap(&outcome.text, source(&outcome), &notes)
+        } else if let Some(n) = notes.iter().find(|n| matches!(n, Note::ReadThrough { .. })) {
+            // Where a text came from is never left to the host to show:
+            // without the envelope, the reader's note leads the text.
+            format!("{n}\n\n{}", outcome.text)
         } else {
             outcome.text.clone()
         };

@@ -43,6 +43,12 @@ pub struct Policy {
     /// Domain allow and deny lists for fetch, checked on every hop
     /// (default: none).
     pub domains: DomainRules,
+    /// Read the origin's `/robots.txt` (RFC 9309) before every URL a fetch
+    /// requests, the first and each redirect target, and refuse what it
+    /// does not allow the product token of `user_agent` (default: off).
+    /// The file is fetched under this same policy, all its hops within one
+    /// `request_timeout`; one run reads an origin's file once.
+    pub robots_txt: bool,
 }
 
 impl Default for Policy {
@@ -60,6 +66,7 @@ impl Default for Policy {
             search_body_cap: 262_144,
             search_error_cut: 2_000,
             domains: DomainRules::default(),
+            robots_txt: false,
         }
     }
 }

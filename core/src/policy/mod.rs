@@ -5,6 +5,7 @@
 //! - [`redirect`]: the per-hop rule.
 //! - [`limits`]: the host's [`Policy`].
 //! - [`domains`]: the host's optional domain allow and deny lists.
+//! - [`robots`]: robots.txt (RFC 9309), for hosts that turn it on.
 //!
 //! **Architecture Invariant:** nothing in this module imports tokio, hyper
 //! or hickory; `cargo xtask tidy` fails if it does.
@@ -14,6 +15,7 @@ pub mod admission;
 pub mod domains;
 pub mod limits;
 pub mod redirect;
+pub mod robots;
 // Generated; its layout is codegen's, not rustfmt's.
 #[rustfmt::skip]
 mod table;

@@ -1,0 +1,403 @@
+//! robots.txt (RFC 9309), for hosts that switch on [`Policy::robots_txt`]:
+//! how a fetched file, or the status that came instead of one, decides
+//! whether a URL may be fetched by this agent.
+//!
+//! Pure: the IO loop fetches `/robots.txt` of the URL's origin and hands
+//! the status and the first [`MAX_BYTES`] of the body here; the verdict
+//! comes back. What RFC 9309 fixes and this follows:
+//!
+//! - A 2xx body is parsed; a 4xx ("unavailable") allows everything; a 5xx,
+//!   a network failure or a time-out ("unreachable") disallows everything.
+//! - Groups are one or more `user-agent` lines and the rules after them;
+//!   every group naming the agent's product token (case-insensitively) is
+//!   merged, and only when none does are the `*` groups used. Rules before
+//!   the first `user-agent` line belong to no group.
+//! - The rule with the longest pattern that matches the path (and query)
+//!   decides; on a tie `allow` wins; no match allows. `*` matches any run
+//!   of octets and a final `$` anchors the end. Non-ASCII octets in a
+//!   pattern are percent-encoded and `%xx` escapes upper-cased before the
+//!   comparison (URLs here are already encoded by the URL parser).
+//! - Content past the first 500 KiB is not read.
+//!
+//! Also read, as Google's parser does: a byte order mark (or a part of
+//! one) at the start is skipped, and a line with a space instead of its
+//! colon (`disallow /`) counts. The cases are Google's published test
+//! cases (`vectors/robots.toml`).
+//!
+//! Matching is linear: a pattern is cut at its `*`s and each piece is
+//! found left-most after the one before (which is exact for `*`-only
+//! patterns), so a rule costs the length of the path plus its own.
+//!
+//! [`Policy::robots_txt`]: crate::policy::Policy::robots_txt
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// The most of a robots.txt body that is read (RFC 9309 §2.5: at least
+/// 500 kibibytes).
+pub const MAX_BYTES: u64 = 500 * 1024;
+
+/// How many origins one run remembers (a run that reads more fetches the
+/// others' robots.txt again).
+pub const MEMO_ORIGINS: usize = 64;
+
+/// What an origin's robots.txt says, once fetched (or failed to be).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RobotsTxt {
+    /// A file was read: its groups.
+    Rules(Rules),
+    /// 4xx, or a redirect chain that could not be followed: everything is
+    /// allowed (RFC 9309 §2.3.1.3).
+    Unavailable,
+    /// 5xx, a network failure or a time-out: everything is disallowed
+    /// (§2.3.1.4).
+    Unreachable(Unreachable),
+}
+
+/// Why a robots.txt could not be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unreachable {
+    /// The server answered with this 5xx status (or another outside
+    /// 200–499).
+    Status(u16),
+    /// The request ran out of time.
+    Timeout,
+    /// The connection failed or the body broke off.
+    Network,
+}
+
+/// The verdict for one URL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The URL may be fetched.
+    Allowed,
+    /// A rule disallows it.
+    Disallowed,
+    /// The file could not be read, which disallows everything.
+    Unreachable(Unreachable),
+}
+
+impl RobotsTxt {
+    /// What a response status alone decides; `None` for a 2xx, whose body
+    /// is then parsed with [`RobotsTxt::parse`]. Redirects are followed by
+    /// the caller before this is asked.
+    pub fn from_status(status: u16) -> Option<RobotsTxt> {
+        match status {
+            200..=299 => None,
+            // A redirect that was not followed (no Location, 304) says no
+            // more than a 4xx does.
+            300..=499 => Some(RobotsTxt::Unavailable),
+            _ => Some(RobotsTxt::Unreachable(Unreachable::Status(status))),
+        }
+    }
+
+    /// Parses a body (the first [`MAX_BYTES`] are read; the rest ignored).
+    pub fn parse(body: &[u8]) -> RobotsTxt {
+        RobotsTxt::Rules(Rules::parse(body))
+    }
+
+    /// Whether `agent` may fetch `path` (the URL's path and `?query`).
+    pub fn verdict(&self, agent: &str, path: &str) -> Verdict {
+        match self {
+            RobotsTxt::Rules(r) if r.allows(agent, path) => Verdict::Allowed,
+            RobotsTxt::Rules(_) => Verdict::Disallowed,
+            RobotsTxt::Unavailable => Verdict::Allowed,
+            RobotsTxt::Unreachable(u) => Verdict::Unreachable(*u),
+        }
+    }
+}
+
+/// The product token of a `User-Agent` value: its leading run of letters,
+/// `_` and `-` (`harness-webfetch/0.0` → `harness-webfetch`), which is
+/// what a robots.txt names.
+pub fn product_token(user_agent: &str) -> &str {
+    let end = user_agent
+        .find(|c: char| !is_token_char(c))
+        .unwrap_or(user_agent.len());
+    &user_agent[..end]
+}
+
+fn is_token_char(c: char) -> bool {
+    c.is_ascii_alphabetic() || c == '_' || c == '-'
+}
+
+/// The parsed groups of one file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Rules {
+    groups: Vec<Group>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Group {
+    /// Product tokens, lower-cased; `*` for the global group.
+    agents: Vec<String>,
+    rules: Vec<Rule>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Rule {
+    allow: bool,
+    /// The pattern, normalized (see [`normalize`]); never empty.
+    pattern: String,
+}
+
+impl Rules {
+    fn parse(body: &[u8]) -> Rules {
+        let body = &body[..body.len().min(MAX_BYTES as usize)];
+        let body = skip_bom(body);
+        let mut groups: Vec<Group> = Vec::new();
+        // Whether the last line that counted was a rule: a `user-agent`
+        // line after one starts a new group, after another joins it.
+        let mut after_rule = true;
+        for line in body.split(|&b| b == b'\n' || b == b'\r') {
+            let Some((key, value)) = split_line(line) else {
+                continue;
+            };
+            if key.eq_ignore_ascii_case(b"user-agent") {
+                if after_rule || groups.is_empty() {
+                    groups.push(Group::default());
+                }
+                after_rule = false;
+                let value = String::from_utf8_lossy(value);
+                let agent = if value.starts_with('*') {
+                    "*".to_string()
+                } else {
+                    product_token(&value).to_ascii_lowercase()
+                };
+                // OK because a group was pushed above when there was none.
+                groups.last_mut().expect("group").agents.push(agent);
+            } else {
+                let allow = if key.eq_ignore_ascii_case(b"allow") {
+                    true
+                } else if key.eq_ignore_ascii_case(b"disallow") {
+                    false
+                } else {
+                    // `sitemap` and the rest are other records: they
+                    // neither end a group nor hold a rule.
+                    continue;
+                };
+                after_rule = true;
+                let Some(group) = groups.last_mut() else {
+                    continue;
+                };
+                // An empty value matches nothing (`disallow:` allows all).
+                if !value.is_empty() {
+                    group.rules.push(Rule {
+                        allow,
+                        pattern: normalize(value),
+                    });
+                }
+            }
+        }
+        Rules { groups }
+    }
+
+    fn allows(&self, agent: &str, path: &str) -> bool {
+        let agent = agent.to_ascii_lowercase();
+        let named = |a: &str| !agent.is_empty() && a == agent;
+        let specific = self
+            .groups
+            .iter()
+            .any(|g| g.agents.iter().any(|a| named(a)));
+        let applies = |g: &&Group| {
+            g.agents
+                .iter()
+                .any(|a| if specific { named(a) } else { a == "*" })
+        };
+        let mut best_allow = None::<usize>;
+        let mut best_disallow = None::<usize>;
+        for rule in self.groups.iter().filter(applies).flat_map(|g| &g.rules) {
+            if matches(&rule.pattern, path) {
+                let best = if rule.allow {
+                    &mut best_allow
+                } else {
+                    &mut best_disallow
+                };
+                let len = rule.pattern.len();
+                *best = Some(best.map_or(len, |b| b.max(len)));
+            }
+        }
+        match (best_allow, best_disallow) {
+            (_, None) => true,
+            (None, Some(_)) => false,
+            (Some(a), Some(d)) => a >= d,
+        }
+    }
+}
+
+/// A byte order mark, or a leading part of one, is not part of the file.
+fn skip_bom(body: &[u8]) -> &[u8] {
+    const BOM: &[u8] = b"\xEF\xBB\xBF";
+    let n = body.iter().zip(BOM).take_while(|(a, b)| a == b).count();
+    &body[n..]
+}
+
+/// A line's key and value: comment cut, whitespace trimmed, split at the
+/// first colon (or, when there is none, at whitespace between exactly two
+/// words). `None` for a blank line or one without a value separator.
+fn split_line(line: &[u8]) -> Option<(&[u8], &[u8])> {
+    let line = match line.iter().position(|&b| b == b'#') {
+        Some(i) => &line[..i],
+        None => line,
+    };
+    let line = line.trim_ascii();
+    if line.is_empty() {
+        return None;
+    }
+    if let Some(i) = line.iter().position(|&b| b == b':') {
+        return Some((line[..i].trim_ascii(), line[i + 1..].trim_ascii()));
+    }
+    let i = line.iter().position(|b| b.is_ascii_whitespace())?;
+    let (key, value) = (&line[..i], line[i..].trim_ascii());
+    // `disallow /` but not `disallow / foo`: one word each side.
+    (!value.iter().any(u8::is_ascii_whitespace)).then_some((key, value))
+}
+
+/// Octets outside US-ASCII percent-encoded, and `%xx` escapes in upper
+/// case (RFC 9309 §2.2.2), so a pattern compares with an encoded URL.
+fn normalize(value: &[u8]) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut i = 0;
+    while i < value.len() {
+        let b = value[i];
+        if b == b'%'
+            && i + 2 < value.len()
+            && value[i + 1].is_ascii_hexdigit()
+            && value[i + 2].is_ascii_hexdigit()
+        {
+            out.push('%');
+            out.push(value[i + 1].to_ascii_uppercase() as char);
+            out.push(value[i + 2].to_ascii_uppercase() as char);
+            i += 3;
+            continue;
+        }
+        if b.is_ascii() {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Whether `pattern` (normalized, non-empty) matches `path` from its start.
+fn matches(pattern: &str, path: &str) -> bool {
+    let (pattern, anchored) = match pattern.strip_suffix('$') {
+        Some(p) => (p, true),
+        None => (pattern, false),
+    };
+    let mut pieces = pattern.split('*');
+    // OK because `split` yields at least one piece.
+    let first = pieces.next().unwrap_or_default();
+    let Some(mut rest) = path.strip_prefix(first) else {
+        return false;
+    };
+    let pieces: Vec<&str> = pieces.collect();
+    let Some((last, middle)) = pieces.split_last() else {
+        // No `*`: a prefix, or with `$` the whole path.
+        return !anchored || rest.is_empty();
+    };
+    for piece in middle {
+        match rest.find(piece) {
+            Some(i) => rest = &rest[i + piece.len()..],
+            None => return false,
+        }
+    }
+    if anchored {
+        // The last piece must end the path, after everything before it.
+        rest.len() >= last.len() && rest.ends_with(last)
+    } else {
+        rest.contains(last)
+    }
+}
+
+/// The path a URL is judged by: its path and `?query`, never the fragment
+/// (`/` when empty).
+pub fn path_of(url: &url::Url) -> String {
+    let path = match url.path() {
+        "" => "/",
+        p => p,
+    };
+    match url.query() {
+        Some(q) => format!("{path}?{q}"),
+        None => path.to_string(),
+    }
+}
+
+/// The robots.txt files one run has read, by origin (`https://host:port`):
+/// a run reads an origin's file once. Nothing outlives the run that owns
+/// it (a [`crate::agent::Run`], or one direct fetch).
+#[derive(Debug, Default)]
+pub struct RobotsMemo {
+    files: Mutex<HashMap<String, Arc<RobotsTxt>>>,
+}
+
+impl RobotsMemo {
+    /// An empty memo.
+    pub fn new() -> Self {
+        RobotsMemo::default()
+    }
+
+    /// The file read for `origin` in this run, if any.
+    pub fn get(&self, origin: &str) -> Option<Arc<RobotsTxt>> {
+        let files = self.files.lock().unwrap_or_else(|e| e.into_inner());
+        files.get(origin).cloned()
+    }
+
+    /// Keeps what was read for `origin` (up to [`MEMO_ORIGINS`] origins).
+    pub fn put(&self, origin: &str, file: Arc<RobotsTxt>) {
+        let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
+        if files.len() < MEMO_ORIGINS || files.contains_key(origin) {
+            files.insert(origin.to_string(), file);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn product_tokens() {
+        assert_eq!(product_token("harness-webfetch/0.0"), "harness-webfetch");
+        assert_eq!(product_token("Foo_Bar-baz 1"), "Foo_Bar-baz");
+        assert_eq!(product_token("/x"), "");
+    }
+
+    #[test]
+    fn normalizing_encodes_and_uppercases() {
+        assert_eq!(normalize("á".as_bytes()), "%C3%A1");
+        assert_eq!(normalize(b"%aa"), "%AA");
+        assert_eq!(normalize(b"/a/b/c"), "/a/b/c");
+        assert_eq!(normalize(b"%a"), "%a");
+    }
+
+    #[test]
+    fn statuses() {
+        assert_eq!(RobotsTxt::from_status(200), None);
+        assert_eq!(RobotsTxt::from_status(404), Some(RobotsTxt::Unavailable));
+        assert_eq!(
+            RobotsTxt::from_status(503),
+            Some(RobotsTxt::Unreachable(Unreachable::Status(503)))
+        );
+    }
+
+    #[test]
+    fn paths() {
+        let u = url::Url::parse("https://a.example/a/b?c=d#frag").expect("url");
+        assert_eq!(path_of(&u), "/a/b?c=d");
+        let u = url::Url::parse("https://a.example").expect("url");
+        assert_eq!(path_of(&u), "/");
+    }
+
+    /// A pattern of many `*`s against a long path: left-most pieces make
+    /// this one pass (a backtracking matcher would not finish).
+    #[test]
+    fn many_stars() {
+        let pattern = "/".to_string() + &"a*".repeat(50_000) + "b$";
+        let path = "/".to_string() + &"a".repeat(100_000);
+        assert!(!matches(&pattern, &path));
+        assert!(matches(&pattern, &(path + "b")));
+    }
+}
