@@ -307,5 +307,56 @@ pub fn search_response(data: &[u8]) {
     assert!(text.starts_with("{\"query\":\"q\",\"results\":["));
 }
 
+/// robots.txt: any bytes parse and judge without a panic, and the linear
+/// pattern matcher agrees with a plain dynamic-programming one (the data's
+/// first line is a pattern, its second a path, each cut to 64 bytes).
+pub fn robots(data: &[u8]) {
+    use crate::policy::robots::{matches, RobotsTxt};
+    let file = RobotsTxt::parse(data);
+    let text = String::from_utf8_lossy(data);
+    let mut lines = text.lines();
+    let pattern: String = lines.next().unwrap_or_default().chars().take(64).collect();
+    let path: String = lines.next().unwrap_or_default().chars().take(64).collect();
+    for p in ["/", "/a", path.as_str()] {
+        let _ = file.verdict("harness-webfetch", p);
+        let _ = file.verdict("", p);
+    }
+    if !pattern.is_empty() {
+        assert_eq!(
+            matches(&pattern, &path),
+            glob_reference(pattern.as_bytes(), path.as_bytes()),
+            "pattern {pattern:?} path {path:?}"
+        );
+    }
+}
+
+/// `pattern` (with `*` for any run, a final `$` for the end) matches a
+/// prefix of `path`, by the textbook table: quadratic, obviously right.
+fn glob_reference(pattern: &[u8], path: &[u8]) -> bool {
+    let (pattern, anchored) = match pattern.split_last() {
+        Some((b'$', rest)) => (rest, true),
+        _ => (pattern, false),
+    };
+    // ok[j]: the pattern so far matches path[..j].
+    let mut ok = vec![false; path.len() + 1];
+    ok[0] = true;
+    for &c in pattern {
+        let mut next = vec![false; path.len() + 1];
+        for j in 0..=path.len() {
+            next[j] = if c == b'*' {
+                ok[j] || (j > 0 && next[j - 1])
+            } else {
+                j > 0 && ok[j - 1] && path[j - 1] == c
+            };
+        }
+        ok = next;
+    }
+    if anchored {
+        ok[path.len()]
+    } else {
+        ok.iter().any(|&b| b)
+    }
+}
+
 /// The names of those rows' features (candidates, units, page).
 pub const EXTRACTION_FEATURE_NAMES: [&[&str]; 3] = crate::extract::FEATURE_NAMES;

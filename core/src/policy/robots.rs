@@ -282,7 +282,7 @@ fn normalize(value: &[u8]) -> String {
 }
 
 /// Whether `pattern` (normalized, non-empty) matches `path` from its start.
-fn matches(pattern: &str, path: &str) -> bool {
+pub(crate) fn matches(pattern: &str, path: &str) -> bool {
     let (pattern, anchored) = match pattern.strip_suffix('$') {
         Some(p) => (p, true),
         None => (pattern, false),
