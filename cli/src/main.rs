@@ -611,7 +611,9 @@ fn build_fetcher(
     audit: AuditSettings,
 ) -> Result<Fetcher, String> {
     let dns: Option<Arc<dyn Resolve>> = match net.dns_server {
-        Some(addr) => Some(Arc::new(HickoryResolve::server(addr)?)),
+        Some(addr) => Some(Arc::new(
+            HickoryResolve::server(addr).map_err(|e| e.to_string())?,
+        )),
         // Without a system configuration, only --resolve answers.
         None => HickoryResolve::system()
             .ok()
@@ -645,6 +647,7 @@ fn build_fetcher(
         .tls(tls)
         .audit(audit)
         .build()
+        .map_err(|e| e.to_string())
 }
 
 fn run_fetch(
@@ -708,15 +711,16 @@ fn run_mcp(
     };
     let settings = search_settings(provider);
     let served = rt.block_on(async {
-        let searcher =
-            match search_client(net, &tls).and_then(|client| configure(&settings, client)) {
-                Ok(p) => Some(Searcher::new(p).with_audit(audit.settings())),
-                Err(why) => {
-                    // Not an error: the server offers web_fetch alone.
-                    eprintln!("webgate mcp: {why}");
-                    None
-                }
-            };
+        let searcher = match search_client(net, &tls)
+            .and_then(|client| configure(&settings, client).map_err(|e| e.to_string()))
+        {
+            Ok(p) => Some(Searcher::new(p).with_audit(audit.settings())),
+            Err(why) => {
+                // Not an error: the server offers web_fetch alone.
+                eprintln!("webgate mcp: {why}");
+                None
+            }
+        };
         let mut options = agent.options();
         options.reader_prefix = policy.reader.clone();
         let toolbox = Arc::new(Toolbox::new(fetcher, searcher, options));
@@ -769,7 +773,9 @@ fn search_client(net: &NetOptions, tls: &TlsSettings) -> Result<Client, String> 
     for c in &net.connect_to {
         connect.map.push(parse_connect_to(c)?);
     }
-    Ok(Client::new(Policy::default(), tls)?.with_connect(Arc::new(connect)))
+    Ok(Client::new(Policy::default(), tls)
+        .map_err(|e| e.to_string())?
+        .with_connect(Arc::new(connect)))
 }
 
 /// The host-side TLS settings of `--ca-file`.
@@ -800,7 +806,7 @@ fn run_search(
     };
     let outcome = rt.block_on(async {
         let client = search_client(net, &tls)?;
-        let provider = configure(&settings, client)?;
+        let provider = configure(&settings, client).map_err(|e| e.to_string())?;
         let searcher = Searcher::new(provider).with_audit(audit.settings());
         Ok::<_, String>(searcher.call_audited(&args).await)
     });

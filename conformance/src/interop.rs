@@ -649,7 +649,9 @@ pub fn main() -> Result<usize, String> {
         map.push((SocketAddr::new(IpAddr::from([93, 184, 217, i]), 443), h2));
     }
     let mut roots = TlsSettings::default();
-    roots.add_pem_roots(ca.root_pem().as_bytes())?;
+    roots
+        .add_pem_roots(ca.root_pem().as_bytes())
+        .map_err(|e| e.to_string())?;
     let fetcher = |resolver: Arc<dyn Resolve>| {
         Fetcher::builder()
             .policy(Policy::default())
@@ -658,11 +660,12 @@ pub fn main() -> Result<usize, String> {
             .tls(roots.clone())
             .build()
     };
-    let http = fetcher(Arc::new(StaticResolve::new(table)))?;
-    let dns = fetcher(Arc::new(HickoryResolve::server(SocketAddr::from((
-        [127, 0, 0, 1],
-        dns_port,
-    )))?))?;
+    let http = fetcher(Arc::new(StaticResolve::new(table))).map_err(|e| e.to_string())?;
+    let dns = fetcher(Arc::new(
+        HickoryResolve::server(SocketAddr::from(([127, 0, 0, 1], dns_port)))
+            .map_err(|e| e.to_string())?,
+    ))
+    .map_err(|e| e.to_string())?;
 
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

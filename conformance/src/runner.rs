@@ -289,14 +289,16 @@ fn sim_fetcher(v: &Vector, ca: &TestCa) -> Result<(Fetcher, Arc<SimDial>), Strin
     if let Some(c) = v.policy.body_cap {
         policy.body_cap = c;
     }
-    policy.domains = DomainRules::new(&v.policy.allow_domains, &v.policy.deny_domains)?;
+    policy.domains = DomainRules::new(&v.policy.allow_domains, &v.policy.deny_domains)
+        .map_err(|e| e.to_string())?;
     policy.robots_txt = v.policy.robots_txt;
     let fetcher = Fetcher::builder()
         .policy(policy)
         .resolver(resolve)
         .dialer(dial.clone())
         .tls(tls)
-        .build()?;
+        .build()
+        .map_err(|e| e.to_string())?;
     Ok((fetcher, dial))
 }
 
@@ -308,8 +310,10 @@ fn sim_searcher(v: &Vector, ca: &TestCa, dial: Arc<SimDial>) -> Result<Searcher,
         .gateway
         .clone()
         .unwrap_or_else(|| "https://gw.example/search".into());
-    let client = Client::new(Policy::default(), &tls)?.with_connect(dial);
-    let gateway = Gateway::new(&endpoint, v.key.clone(), client)?;
+    let client = Client::new(Policy::default(), &tls)
+        .map_err(|e| e.to_string())?
+        .with_connect(dial);
+    let gateway = Gateway::new(&endpoint, v.key.clone(), client).map_err(|e| e.to_string())?;
     Ok(Searcher::new(Arc::new(gateway)))
 }
 

@@ -174,6 +174,10 @@ pub struct HopAudit {
     /// `head`, `redirect`, `status`, `content-type`, `charset`, `body`),
     /// with the outcome's id at the top of the record.
     pub failed_at: Option<&'static str>,
+    /// The error behind a TLS or HTTP failure (rustls's or hyper's own
+    /// words), for the host: the model's text only ever says "network
+    /// error".
+    pub cause: Option<String>,
 }
 
 /// One resolved address and its verdict.

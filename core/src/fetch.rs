@@ -26,16 +26,13 @@ use crate::audit::{
 };
 use crate::body::{self, charset, BodyDecoder, BodyFail, CapMode, Flow, MediaClass, TypeRefusal};
 use crate::extract;
-use crate::messages::{Extraction, FetchError, FetchOk, Progress, RobotsRefusal};
+use crate::messages::{Extraction, FetchError, FetchOk, Progress, RobotsRefusal, SetupError};
 use crate::net::http::{self, ConnGuard};
-use crate::net::{Dial, HickoryResolve, Io, Resolve, TcpDial, TlsSettings};
+use crate::net::{Dial, Io, Resolve, TcpDial, TlsSettings};
 use crate::policy::robots::{self, RobotsMemo, RobotsTxt, Unreachable};
 use crate::policy::{admit, next_hop, vet, AdmittedUrl, Hop, Policy};
 use crate::progress;
 use crate::tool::Outcome;
-
-/// The value `Accept-Encoding` always carries.
-const ACCEPT_ENCODINGS: &str = "gzip, deflate, br, zstd";
 
 /// A successful fetch, before it is rendered as text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,12 +123,26 @@ impl FetcherBuilder {
         self
     }
 
-    /// The fetcher. Fails only when the system DNS configuration or the TLS
-    /// settings cannot be loaded.
-    pub fn build(self) -> Result<Fetcher, String> {
+    /// The fetcher. Fails when the policy does not
+    /// [validate](Policy::validate), when no resolver was given and the
+    /// default (hickory, the system configuration) is not compiled in or
+    /// cannot be loaded, when the TLS settings are refused, or when it is
+    /// built on a Tokio runtime without the time driver.
+    ///
+    /// Calls run on a Tokio runtime with IO and time enabled
+    /// (`Builder::enable_all`); a call without one is a failed call,
+    /// reported as a network failure and an error event, not a panic.
+    pub fn build(self) -> Result<Fetcher, SetupError> {
+        self.policy.validate()?;
+        if tokio::runtime::Handle::try_current().is_ok() && !crate::net::timer_available() {
+            return Err(SetupError::NoTimer);
+        }
         let resolver = match self.resolver {
             Some(r) => r,
-            None => Arc::new(HickoryResolve::system()?),
+            #[cfg(feature = "hickory")]
+            None => Arc::new(crate::net::HickoryResolve::system()?),
+            #[cfg(not(feature = "hickory"))]
+            None => return Err(SetupError::NoResolver),
         };
         Ok(Fetcher {
             inner: Arc::new(Inner {
@@ -287,6 +298,17 @@ impl Fetcher {
         memo: &RobotsMemo,
     ) -> Result<Fetched, FetchError> {
         let policy = &self.inner.policy;
+        // Every limit needs Tokio's timer: without it the call fails here
+        // (the host's set-up, said in an error event) rather than panic.
+        if !crate::net::timer_available() {
+            tracing::error!(
+                target: "webgate",
+                "no Tokio runtime with the time driver: the fetch is not made"
+            );
+            return Err(FetchError::NetFailed {
+                url: url.to_string(),
+            });
+        }
         let max_chars = opts
             .max_chars
             .unwrap_or(policy.max_chars)
@@ -730,6 +752,7 @@ impl Fetcher {
             Ok(Err(e)) => {
                 hop.failed_at = Some("tls");
                 tracing::info!(target: "webgate", error = %e, "tls handshake failed");
+                hop.cause = Some(error_chain(&e));
                 return Err(failed());
             }
             Err(_) => {
@@ -760,7 +783,7 @@ impl Fetcher {
                 USER_AGENT,
                 HeaderValue::from_str(&inner.policy.user_agent).map_err(|_| failed())?,
             )
-            .header(ACCEPT_ENCODING, ACCEPT_ENCODINGS);
+            .header(ACCEPT_ENCODING, body::ACCEPT_ENCODING);
         if h2 {
             // h2 takes the authority from the absolute URI (`:authority`).
             req = req.uri(url.as_str());
@@ -791,6 +814,7 @@ impl Fetcher {
                 hop.failed_at = Some("head");
                 *gone = http::connection_gone(&e);
                 tracing::info!(target: "webgate", error = %e, gone = *gone, "no response head");
+                hop.cause = Some(error_chain(&e));
                 Err(failed())
             }
             Err(_) => {
@@ -983,6 +1007,19 @@ impl Fetcher {
             title,
         })
     }
+}
+
+/// An error and its sources, `: `-joined (hyper's own text is often just
+/// "connection error" with the detail one source down).
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut next = e.source();
+    while let Some(s) = next {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        next = s.source();
+    }
+    out
 }
 
 /// `now + limit`, or about thirty years from now when that does not fit in

@@ -283,6 +283,7 @@ pub fn extraction_training_rows(
 /// A provider's answer: any bytes give rows or a typed failure; rows are
 /// rendered as valid JSON with the contract's key order, every url
 /// non-blank.
+#[cfg(feature = "search-providers")]
 pub fn search_response(data: &[u8]) {
     let Ok(v) = crate::search::client::json_body(data) else {
         return;

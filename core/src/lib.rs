@@ -24,6 +24,33 @@
 //!   argument rules, the body pipeline, HTML extraction, every text, the
 //!   Resolve and Dial seams, and the outcome type.
 //!
+//! ## Runtime
+//!
+//! Calls are `async` and run on Tokio with IO and time enabled
+//! (`Builder::enable_all()`); the futures are `Send`, so any worker may run
+//! them. A call made without the time driver fails (a network failure in
+//! its text, an error event for the host) instead of panicking, and
+//! [`fetch::FetcherBuilder::build`] refuses a runtime without one. Every
+//! set-up step returns [`messages::SetupError`], every error type is a
+//! `std::error::Error`, so `?` into `Box<dyn Error>` works throughout.
+//!
+//! ## Crate features
+//!
+//! The default is the whole product; each part below can be left out with
+//! `default-features = false` and the features wanted.
+//!
+//! | feature | what it adds | without it |
+//! |---|---|---|
+//! | `agent` | [`agent`]: envelope, options, budgets, `Toolbox`, `Run` (and `getrandom` for envelope tags) | the two tools alone |
+//! | `search-providers` | `search::client`, `search::gateway`, `search::providers`: the built-in gateway, Brave, SearXNG and Tavily (and `httpdate` for `Retry-After`) | `search::Searcher` over the host's own `search::Provider` |
+//! | `brotli` | the `br` content coding (pure Rust) | `br` is not offered in `Accept-Encoding`, and a `br` body is unreadable |
+//! | `zstd` | the `zstd` content coding (the zstd C library, built with `cc`) | likewise for `zstd` |
+//! | `hickory` | `net::HickoryResolve`, the default resolver (system configuration) | [`fetch::FetcherBuilder::resolver`] must be given one, else `SetupError::NoResolver` |
+//!
+//! `Accept-Encoding` is always exactly what the build can undo
+//! ([`body::ACCEPT_ENCODING`]). The policy core, the body pipeline and
+//! extraction have no feature: they are the product.
+//!
 //! ## Getting started
 //!
 //! Build the tools once, then hand each model call's JSON arguments over
@@ -35,7 +62,7 @@
 //! use webgate::agent::{AgentOptions, Toolbox};
 //! use webgate::fetch::Fetcher;
 //!
-//! # async fn demo() -> Result<(), String> {
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! let fetcher = Fetcher::builder().build()?; // the contract's policy, system DNS
 //! let mut options = AgentOptions::default();
 //! options.envelope = true; // quote results as untrusted text
@@ -46,8 +73,7 @@
 //! let run = toolbox.start_run();
 //! let reply = run
 //!     .call("web_fetch", &json!({"url": "https://example.com/"}))
-//!     .await
-//!     .map_err(|e| e.to_string())?;
+//!     .await?;
 //! println!("{}", reply.model_text);
 //! # Ok(())
 //! # }
@@ -75,6 +101,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+#[cfg(feature = "agent")]
 pub mod agent;
 pub mod args;
 pub mod audit;

@@ -1273,3 +1273,150 @@ impl std::error::Error for FetchError {}
 impl std::error::Error for SearchArgError {}
 impl std::error::Error for SearchError {}
 impl std::error::Error for OptionError {}
+
+/// A boxed cause, as set-up errors keep them.
+pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// Why a fetcher, a search client, a provider or a TLS setting could not
+/// be set up. Host-facing (never shown to a model); the cause, when there
+/// is one, is the error's `source()`.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum SetupError {
+    /// The system DNS configuration could not be read.
+    SystemDns(Cause),
+    /// The DNS resolver could not be built.
+    Resolver(Cause),
+    /// No resolver was given and the `hickory` feature, which supplies
+    /// the default, is off.
+    NoResolver,
+    /// A PEM input held a certificate that could not be decoded.
+    PemCertificate(String),
+    /// A PEM input held no certificate at all.
+    NoPemCertificate,
+    /// rustls refused an extra root certificate.
+    Root(rustls::Error),
+    /// rustls refused the TLS configuration.
+    Tls(rustls::Error),
+    /// A domain-list entry cannot be a host name.
+    Domain(String),
+    /// A search endpoint is not a URL.
+    EndpointNotUrl {
+        /// The endpoint as given.
+        endpoint: String,
+        /// Why the URL parser refused it.
+        source: url::ParseError,
+    },
+    /// A search endpoint is a URL, but not http(s) with a host.
+    EndpointScheme(String),
+    /// The gateway provider has no endpoint configured.
+    NoGatewayEndpoint,
+    /// A provider that needs an API key has none.
+    NoKey(&'static str),
+    /// The searxng provider has no instance URL.
+    NoInstance,
+    /// No provider has this name.
+    UnknownProvider(String),
+    /// A policy value is out of its range.
+    Policy(PolicyError),
+    /// Built on a Tokio runtime whose time driver is off: every limit
+    /// needs it (`Builder::enable_all` or `enable_time`).
+    NoTimer,
+}
+
+impl fmt::Display for SetupError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SetupError::SystemDns(e) => write!(f, "system DNS configuration: {e}"),
+            SetupError::Resolver(e) => write!(f, "DNS resolver: {e}"),
+            SetupError::NoResolver => f.write_str(
+                "no resolver: give FetcherBuilder::resolver one, or build with the hickory feature",
+            ),
+            SetupError::PemCertificate(e) => write!(f, "bad PEM certificate: {e}"),
+            SetupError::NoPemCertificate => f.write_str("no certificate in the PEM input"),
+            SetupError::Root(e) => write!(f, "extra root refused: {e}"),
+            SetupError::Tls(e) => write!(f, "TLS configuration: {e}"),
+            SetupError::Domain(d) => write!(f, "not a domain name: {d:?}"),
+            SetupError::EndpointNotUrl { endpoint, source } => {
+                write!(f, "search endpoint {endpoint:?} is not a URL: {source}")
+            }
+            SetupError::EndpointScheme(u) => {
+                write!(
+                    f,
+                    "search endpoint {u} must be an http or https URL with a host"
+                )
+            }
+            SetupError::NoGatewayEndpoint => f.write_str(
+                "web_search is not offered: no search gateway endpoint is configured \
+                 (set WEBGATE_SEARCH_ENDPOINT, or choose another provider with \
+                 WEBGATE_SEARCH_PROVIDER)",
+            ),
+            SetupError::NoKey(provider) => write!(
+                f,
+                "web_search is not offered: the {provider} provider needs an API key \
+                 (set WEBGATE_SEARCH_KEY)"
+            ),
+            SetupError::NoInstance => f.write_str(
+                "web_search is not offered: the searxng provider needs the instance URL \
+                 (set WEBGATE_SEARCH_ENDPOINT)",
+            ),
+            SetupError::UnknownProvider(name) => write!(
+                f,
+                "web_search is not offered: unknown search provider {name:?} (known: gateway, \
+                 brave, searxng, tavily)"
+            ),
+            SetupError::Policy(e) => write!(f, "policy: {e}"),
+            SetupError::NoTimer => f.write_str(
+                "the Tokio runtime has no time driver: build it with enable_all() or enable_time()",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SetupError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SetupError::SystemDns(e) | SetupError::Resolver(e) => Some(e.as_ref()),
+            SetupError::Root(e) | SetupError::Tls(e) => Some(e),
+            SetupError::EndpointNotUrl { source, .. } => Some(source),
+            SetupError::Policy(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<PolicyError> for SetupError {
+    fn from(e: PolicyError) -> Self {
+        SetupError::Policy(e)
+    }
+}
+
+/// A [`crate::policy::Policy`] value out of its range (see
+/// [`crate::policy::Policy::validate`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PolicyError {
+    /// A limit that must be at least 1 is 0 (the field's name).
+    Zero(&'static str),
+    /// A duration that must be positive is zero (the field's name).
+    ZeroDuration(&'static str),
+    /// The User-Agent cannot be an HTTP header value.
+    UserAgent,
+    /// The port list is empty.
+    NoPorts,
+}
+
+impl fmt::Display for PolicyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PolicyError::Zero(field) => write!(f, "{field} must be at least 1"),
+            PolicyError::ZeroDuration(field) => write!(f, "{field} must be longer than zero"),
+            PolicyError::UserAgent => f.write_str(
+                "user_agent must be a valid HTTP header value (visible ASCII and spaces)",
+            ),
+            PolicyError::NoPorts => f.write_str("ports must name at least one port"),
+        }
+    }
+}
+
+impl std::error::Error for PolicyError {}

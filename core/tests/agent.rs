@@ -166,3 +166,105 @@ fn unbounded_limits_do_not_panic_and_errors_compose() {
     );
     let _: Box<dyn std::error::Error> = Box::new(webgate::messages::SearchError::Request);
 }
+
+/// Counts the spans (by name) and events a call makes.
+#[derive(Default)]
+struct Seen {
+    spans: std::sync::Mutex<Vec<String>>,
+    events: AtomicUsize,
+    next: AtomicUsize,
+}
+
+impl tracing::Subscriber for Seen {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, span: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        self.spans
+            .lock()
+            .unwrap()
+            .push(span.metadata().name().to_string());
+        tracing::span::Id::from_u64(self.next.fetch_add(1, Ordering::SeqCst) as u64 + 1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, _: &tracing::Event<'_>) {
+        self.events.fetch_add(1, Ordering::SeqCst);
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
+/// What a call through `Toolbox` traces and records: the span names and
+/// the number of events, and whether a record came back.
+fn traced<F: std::future::Future>(f: impl FnOnce() -> F) -> (Vec<String>, usize, F::Output) {
+    let seen = Arc::new(Seen::default());
+    let dispatch = tracing::Dispatch::from(seen.clone());
+    let out = tracing::dispatcher::with_default(&dispatch, || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(f())
+    });
+    let spans = seen.spans.lock().unwrap().clone();
+    (spans, seen.events.load(Ordering::SeqCst), out)
+}
+
+/// Every `Toolbox` call that reaches the network gives one audit record,
+/// and the same span and events as the tool's own audited entry point.
+#[test]
+fn toolbox_calls_are_audited_like_the_tools() {
+    let searcher = || Searcher::new(Arc::new(Counting(AtomicUsize::new(0))));
+    let tb = Arc::new(Toolbox::new(
+        fetcher(Policy::default()),
+        Some(searcher()),
+        AgentOptions::default(),
+    ));
+    let fetch_args = json!({"url": "https://nowhere.example/"});
+    let (spans, events, reply) = traced(|| {
+        let tb = tb.clone();
+        let args = fetch_args.clone();
+        async move { tb.start_run().fetch(&args).await }
+    });
+    let Some(webgate::agent::CallAudit::Fetch(record)) = &reply.audit else {
+        panic!("no fetch record: {:?}", reply.audit);
+    };
+    assert_eq!(record.id, "fetch.dns.failed");
+    assert_eq!(record.hops.len(), 1);
+    let f = fetcher(Policy::default());
+    let (direct_spans, direct_events, _) = traced(|| {
+        let f = f.clone();
+        async move {
+            f.fetch_audited("https://nowhere.example/", Default::default())
+                .await
+        }
+    });
+    assert_eq!(spans, direct_spans);
+    assert_eq!(events, direct_events);
+    assert!(spans.contains(&"web_fetch".to_string()), "{spans:?}");
+
+    let search_args = json!({"query": "rust"});
+    let (spans, events, reply) = traced(|| {
+        let tb = tb.clone();
+        let args = search_args.clone();
+        async move { tb.start_run().search(&args).await }
+    });
+    let Some(webgate::agent::CallAudit::Search(record)) = &reply.audit else {
+        panic!("no search record: {:?}", reply.audit);
+    };
+    assert_eq!(record.rows, Some(1));
+    let s = searcher();
+    let (direct_spans, direct_events, _) = traced(|| {
+        let s = s.clone();
+        let args = search_args.clone();
+        async move { s.call_audited(&args).await }
+    });
+    assert_eq!(spans, direct_spans);
+    assert_eq!(events, direct_events);
+    assert!(spans.contains(&"web_search".to_string()), "{spans:?}");
+
+    // Refused before the network: no record, and no budget spent.
+    let reply = rt().block_on(tb.start_run().fetch(&json!({"url": "http://a.example/"})));
+    assert!(reply.audit.is_none());
+}

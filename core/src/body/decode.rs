@@ -78,8 +78,19 @@ impl Coding {
     }
 }
 
+/// What `Accept-Encoding` offers: the codings this build can undo (`br`
+/// with the `brotli` feature, `zstd` with `zstd`).
+pub const ACCEPT_ENCODING: &str = match (cfg!(feature = "brotli"), cfg!(feature = "zstd")) {
+    (true, true) => "gzip, deflate, br, zstd",
+    (true, false) => "gzip, deflate, br",
+    (false, true) => "gzip, deflate, zstd",
+    (false, false) => "gzip, deflate",
+};
+
 /// Parses every `Content-Encoding` header value, in order. Names are
-/// case-insensitive; `identity` and empty list members are dropped.
+/// case-insensitive; `identity` and empty list members are dropped. A
+/// coding this build cannot undo (`br` or `zstd` with its feature off,
+/// though never offered) is refused like an unknown one.
 pub fn parse_codings<'a>(
     values: impl IntoIterator<Item = &'a str>,
 ) -> Result<Vec<Coding>, BodyFail> {
@@ -91,8 +102,8 @@ pub fn parse_codings<'a>(
                 "" | "identity" => continue,
                 "gzip" | "x-gzip" => Coding::Gzip,
                 "deflate" => Coding::Deflate,
-                "br" => Coding::Brotli,
-                "zstd" => Coding::Zstd,
+                "br" if cfg!(feature = "brotli") => Coding::Brotli,
+                "zstd" if cfg!(feature = "zstd") => Coding::Zstd,
                 _ => return Err(BodyFail::Unreadable),
             };
             out.push(c);
@@ -207,13 +218,16 @@ impl Collector {
 enum Decoder {
     Gzip(Box<Gunzip>),
     Deflate(Inflate),
+    #[cfg(feature = "brotli")]
     Brotli(Box<BrotliState>),
+    #[cfg(feature = "zstd")]
     Zstd {
         d: Box<zstd::stream::raw::Decoder<'static>>,
         frame_done: bool,
     },
 }
 
+#[cfg(feature = "brotli")]
 type BrotliState = brotli_decompressor::BrotliState<
     brotli_decompressor::StandardAlloc,
     brotli_decompressor::StandardAlloc,
@@ -401,11 +415,13 @@ impl Decoder {
                 d: None,
                 ended: false,
             }),
+            #[cfg(feature = "brotli")]
             Coding::Brotli => Decoder::Brotli(Box::new(BrotliState::new(
                 Default::default(),
                 Default::default(),
                 Default::default(),
             ))),
+            #[cfg(feature = "zstd")]
             Coding::Zstd => {
                 let mut d = zstd::stream::raw::Decoder::new().map_err(|_| BodyFail::Unreadable)?;
                 // A frame may ask for a window of up to 2 GiB; 16 MiB is
@@ -417,6 +433,9 @@ impl Decoder {
                     frame_done: false,
                 }
             }
+            // Never parsed in such a build (see `parse_codings`).
+            #[allow(unreachable_patterns)]
+            _ => return Err(BodyFail::Unreadable),
         })
     }
 
@@ -425,6 +444,7 @@ impl Decoder {
         match self {
             Decoder::Gzip(g) => g.step(input, out),
             Decoder::Deflate(i) => i.step(input, out),
+            #[cfg(feature = "brotli")]
             Decoder::Brotli(state) => {
                 let (mut avail_in, mut in_off) = (input.len(), 0usize);
                 let (mut avail_out, mut out_off, mut total) = (out.len(), 0usize, 0usize);
@@ -446,6 +466,7 @@ impl Decoder {
                     _ => Ok((in_off, out_off)),
                 }
             }
+            #[cfg(feature = "zstd")]
             Decoder::Zstd { d, frame_done } => {
                 let st = zstd::stream::raw::Operation::run_on_buffers(d.as_mut(), input, out)
                     .map_err(|_| Stop::Corrupt)?;
@@ -462,7 +483,9 @@ impl Decoder {
         match self {
             Decoder::Gzip(g) => g.is_complete(),
             Decoder::Deflate(i) => i.ended,
+            #[cfg(feature = "brotli")]
             Decoder::Brotli(state) => brotli_decompressor::BrotliDecoderIsFinished(state),
+            #[cfg(feature = "zstd")]
             Decoder::Zstd { frame_done, .. } => *frame_done,
         }
     }
@@ -634,5 +657,25 @@ impl BodyDecoder {
             truncated: self.sink.truncated,
             bytes: self.sink.into_bytes(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `Accept-Encoding` offers exactly what this build can undo, and a
+    /// coding it cannot undo is refused (run with and without features).
+    #[test]
+    fn offered_codings_are_the_compiled_ones() {
+        for (name, on) in [
+            ("br", cfg!(feature = "brotli")),
+            ("zstd", cfg!(feature = "zstd")),
+        ] {
+            assert_eq!(ACCEPT_ENCODING.split(", ").any(|c| c == name), on, "{name}");
+            assert_eq!(parse_codings([name]).is_ok(), on, "{name}");
+        }
+        assert!(ACCEPT_ENCODING.starts_with("gzip, deflate"));
+        assert!(parse_codings(["gzip", "deflate"]).is_ok());
     }
 }

@@ -11,4 +11,6 @@ pub mod decode;
 pub mod text;
 
 pub use content_type::{classify, ContentType, MediaClass, TypeRefusal};
-pub use decode::{parse_codings, Body, BodyDecoder, BodyFail, CapMode, Coding, Flow};
+pub use decode::{
+    parse_codings, Body, BodyDecoder, BodyFail, CapMode, Coding, Flow, ACCEPT_ENCODING,
+};

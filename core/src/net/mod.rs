@@ -9,6 +9,8 @@
 //! only the blocked-table check makes, so no seam can be handed a blocked
 //! address by the fetch loop.
 
+#[cfg(feature = "hickory")]
+mod hickory;
 pub mod http;
 mod resolve;
 mod tls;
@@ -21,7 +23,9 @@ use std::sync::Arc;
 
 use tokio::io::{AsyncRead, AsyncWrite};
 
-pub use resolve::{HickoryResolve, StaticResolve};
+#[cfg(feature = "hickory")]
+pub use hickory::HickoryResolve;
+pub use resolve::StaticResolve;
 pub use tls::TlsSettings;
 
 use crate::policy::VettedAddr;
@@ -104,4 +108,15 @@ impl Dial for ConnectTo {
             None => self.inner.dial(addr, port),
         }
     }
+}
+
+/// Whether the current thread is on a Tokio runtime whose time driver is
+/// on: every limit of a call needs it. Tokio offers no query, and making a
+/// timer without the driver panics; the probe catches that panic (its
+/// message still reaches the panic hook once).
+pub(crate) fn timer_available() -> bool {
+    if tokio::runtime::Handle::try_current().is_err() {
+        return false;
+    }
+    std::panic::catch_unwind(|| drop(tokio::time::sleep(std::time::Duration::ZERO))).is_ok()
 }

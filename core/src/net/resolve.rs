@@ -1,92 +1,11 @@
-//! Resolve implementations: hickory-resolver (the default) and a static
-//! table for operators and tests.
+//! A static table of answers for operators and tests, in front of another
+//! resolver or alone.
 
 use std::collections::HashMap;
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::Arc;
 
-use hickory_resolver::config::{LookupIpStrategy, NameServerConfig, ResolveHosts, ResolverConfig};
-use hickory_resolver::net::runtime::TokioRuntimeProvider;
-use hickory_resolver::TokioResolver;
-
 use super::{BoxFuture, LookupFailed, Resolve};
-
-/// How long one try of a lookup waits for a server's answer.
-pub const LOOKUP_TRY: std::time::Duration = std::time::Duration::from_secs(2);
-
-/// The default resolver: hickory-resolver, A and AAAA, with its cache off
-/// (webgate keeps no DNS cache: a name that turns to 127.0.0.1 between two
-/// requests is refused the second time, whatever the TTL).
-#[derive(Clone)]
-pub struct HickoryResolve {
-    inner: TokioResolver,
-}
-
-impl std::fmt::Debug for HickoryResolve {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("HickoryResolve")
-    }
-}
-
-impl HickoryResolve {
-    /// Uses the system configuration (`/etc/resolv.conf`, and the hosts
-    /// file as the system would).
-    pub fn system() -> Result<Self, String> {
-        let builder =
-            TokioResolver::builder_tokio().map_err(|e| format!("system DNS configuration: {e}"))?;
-        Self::finish(builder, ResolveHosts::Auto)
-    }
-
-    /// Asks one DNS server, over UDP and TCP, on its port — and nothing
-    /// else: not the hosts file.
-    pub fn server(addr: SocketAddr) -> Result<Self, String> {
-        let mut ns = NameServerConfig::udp_and_tcp(addr.ip());
-        for c in &mut ns.connections {
-            c.port = addr.port();
-        }
-        let config = ResolverConfig::from_parts(None, vec![], vec![ns]);
-        Self::finish(
-            TokioResolver::builder_with_config(config, TokioRuntimeProvider::default()),
-            ResolveHosts::Never,
-        )
-    }
-
-    fn finish(
-        mut builder: hickory_resolver::ResolverBuilder<TokioRuntimeProvider>,
-        hosts: ResolveHosts,
-    ) -> Result<Self, String> {
-        let opts = builder.options_mut();
-        opts.cache_size = 0;
-        opts.ip_strategy = LookupIpStrategy::Ipv4AndIpv6;
-        opts.use_hosts_file = hosts;
-        // A server that does not answer fails the lookup in about two
-        // seconds (the default, 5 s times three tries, outlasts a request's
-        // own limits); the fetch bounds the lookup by the connect limit too.
-        opts.timeout = LOOKUP_TRY;
-        opts.attempts = 1;
-        let inner = builder.build().map_err(|e| format!("DNS resolver: {e}"))?;
-        Ok(HickoryResolve { inner })
-    }
-}
-
-impl Resolve for HickoryResolve {
-    fn resolve<'a>(&'a self, host: &'a str) -> BoxFuture<'a, Result<Vec<IpAddr>, LookupFailed>> {
-        Box::pin(async move {
-            // A trailing dot makes the name absolute: no search domains.
-            let fqdn = if host.ends_with('.') {
-                host.to_string()
-            } else {
-                format!("{host}.")
-            };
-            match self.inner.lookup_ip(fqdn.as_str()).await {
-                Ok(lookup) => Ok(lookup.iter().collect()),
-                // NOERROR with no A/AAAA record: an answer with no address.
-                Err(e) if e.is_no_records_found() && !e.is_nx_domain() => Ok(Vec::new()),
-                Err(_) => Err(LookupFailed),
-            }
-        })
-    }
-}
 
 /// Answers some hosts from a fixed table and passes the rest to another
 /// resolver (or fails them). An empty list is an answer with no address.

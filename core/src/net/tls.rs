@@ -7,6 +7,8 @@ use std::sync::Arc;
 use rustls::pki_types::CertificateDer;
 use rustls::{ClientConfig, RootCertStore};
 
+use crate::messages::SetupError;
+
 /// The host-side TLS settings.
 #[derive(Clone, Debug, Default)]
 pub struct TlsSettings {
@@ -20,33 +22,31 @@ impl TlsSettings {
     }
 
     /// Also trusts every certificate of a PEM file's text.
-    pub fn add_pem_roots(&mut self, pem: &[u8]) -> Result<usize, String> {
+    pub fn add_pem_roots(&mut self, pem: &[u8]) -> Result<usize, SetupError> {
         use rustls::pki_types::pem::PemObject;
         let mut n = 0;
         for c in CertificateDer::pem_slice_iter(pem) {
             self.extra_roots
-                .push(c.map_err(|e| format!("bad PEM certificate: {e:?}"))?);
+                .push(c.map_err(|e| SetupError::PemCertificate(format!("{e:?}")))?);
             n += 1;
         }
         if n == 0 {
-            return Err("no certificate in the PEM input".into());
+            return Err(SetupError::NoPemCertificate);
         }
         Ok(n)
     }
 
     /// The rustls client configuration.
-    pub(crate) fn client_config(&self) -> Result<Arc<ClientConfig>, String> {
+    pub(crate) fn client_config(&self) -> Result<Arc<ClientConfig>, SetupError> {
         let mut roots = RootCertStore::empty();
         roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
         for r in &self.extra_roots {
-            roots
-                .add(r.clone())
-                .map_err(|e| format!("extra root refused: {e}"))?;
+            roots.add(r.clone()).map_err(SetupError::Root)?;
         }
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let mut config = ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
-            .map_err(|e| format!("TLS configuration: {e}"))?
+            .map_err(SetupError::Tls)?
             .with_root_certificates(roots)
             .with_no_client_auth();
         config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];

@@ -8,6 +8,8 @@
 //! `badexample.com` or `example.com.attacker.net`. Deny wins over allow;
 //! a non-empty allow list refuses every host it does not cover.
 
+use crate::messages::SetupError;
+
 /// Domain allow and deny lists, set by the host.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DomainRules {
@@ -42,17 +44,17 @@ fn covers(domain: &str, host: &str) -> bool {
 impl DomainRules {
     /// Lists from the host's configuration. A domain that cannot be a
     /// host name is reported back, never silently dropped.
-    pub fn new<A, D>(allow: A, deny: D) -> Result<Self, String>
+    pub fn new<A, D>(allow: A, deny: D) -> Result<Self, SetupError>
     where
         A: IntoIterator,
         A::Item: AsRef<str>,
         D: IntoIterator,
         D::Item: AsRef<str>,
     {
-        let parse = |items: Vec<String>| -> Result<Vec<String>, String> {
+        let parse = |items: Vec<String>| -> Result<Vec<String>, SetupError> {
             items
                 .iter()
-                .map(|d| normalize(d).ok_or_else(|| format!("not a domain name: {d:?}")))
+                .map(|d| normalize(d).ok_or_else(|| SetupError::Domain(d.clone())))
                 .collect()
         };
         Ok(DomainRules {

@@ -7,6 +7,7 @@
 use std::time::Duration;
 
 use super::DomainRules;
+use crate::messages::PolicyError;
 
 /// The limits one host applies to every call. Build it from
 /// [`Policy::default`] and lower or raise what the host needs.
@@ -72,6 +73,46 @@ impl Default for Policy {
 }
 
 impl Policy {
+    /// Checks every value: counts and limits that must be at least 1 are,
+    /// durations that must pass are longer than zero, the User-Agent can be
+    /// a header value, a port is allowed. Any value that passes is safe to
+    /// run with: limits too long to add to the clock (`Duration::MAX` for
+    /// "no limit") are deadlines that never come, and every sum saturates.
+    /// [`crate::fetch::FetcherBuilder::build`] and the search client check
+    /// it; a host building its own tools may call it first.
+    pub fn validate(&self) -> Result<(), PolicyError> {
+        if self.ports.is_empty() {
+            return Err(PolicyError::NoPorts);
+        }
+        for (n, field) in [
+            (self.max_chars as u64, "max_chars"),
+            (self.body_cap, "body_cap"),
+            (self.search_body_cap, "search_body_cap"),
+        ] {
+            if n == 0 {
+                return Err(PolicyError::Zero(field));
+            }
+        }
+        for (d, field) in [
+            (self.connect_timeout, "connect_timeout"),
+            (self.request_timeout, "request_timeout"),
+            (self.extract_timeout, "extract_timeout"),
+            (self.search_deadline, "search_deadline"),
+        ] {
+            if d.is_zero() {
+                return Err(PolicyError::ZeroDuration(field));
+            }
+        }
+        // What an HTTP header value may hold (RFC 9110 field-value, without
+        // obs-text): visible ASCII, spaces and tabs, not empty.
+        let ua = self.user_agent.as_bytes();
+        let visible = |b: &u8| *b == b'\t' || (0x20..0x7f).contains(b);
+        if ua.is_empty() || !ua.iter().all(visible) {
+            return Err(PolicyError::UserAgent);
+        }
+        Ok(())
+    }
+
     /// True when `port` may be named by a URL.
     pub fn allows_port(&self, port: u16) -> bool {
         self.ports.contains(&port)

@@ -17,7 +17,7 @@ use rustls::pki_types::ServerName;
 use serde_json::Value;
 use url::Url;
 
-use crate::messages::SearchError;
+use crate::messages::{SearchError, SetupError};
 use crate::net::{http, BoxFuture, Io, TlsSettings};
 use crate::policy::Policy;
 
@@ -112,7 +112,8 @@ impl std::fmt::Debug for Client {
 
 impl Client {
     /// A client with the system's TCP and the given TLS settings.
-    pub fn new(policy: Policy, tls: &TlsSettings) -> Result<Self, String> {
+    pub fn new(policy: Policy, tls: &TlsSettings) -> Result<Self, SetupError> {
+        policy.validate()?;
         Ok(Client {
             connect: Arc::new(TcpConnect),
             tls: tokio_rustls::TlsConnector::from(tls.client_config()?),

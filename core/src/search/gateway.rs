@@ -9,7 +9,7 @@ use url::Url;
 use super::client::{results, Client};
 use super::{rows_from_results, Provider};
 use crate::args::SearchArgs;
-use crate::messages::{SearchError, SearchRow};
+use crate::messages::{SearchError, SearchRow, SetupError};
 use crate::net::BoxFuture;
 
 pub use super::client::{Connect, TcpConnect};
@@ -31,12 +31,13 @@ impl std::fmt::Debug for Gateway {
 }
 
 /// Parses a provider endpoint: an http or https URL with a host.
-pub(crate) fn endpoint(s: &str) -> Result<Url, String> {
-    let u = Url::parse(s).map_err(|e| format!("search endpoint {s:?} is not a URL: {e}"))?;
+pub(crate) fn endpoint(s: &str) -> Result<Url, SetupError> {
+    let u = Url::parse(s).map_err(|source| SetupError::EndpointNotUrl {
+        endpoint: s.to_string(),
+        source,
+    })?;
     if !matches!(u.scheme(), "http" | "https") || u.host_str().is_none() {
-        return Err(format!(
-            "search endpoint {u} must be an http or https URL with a host"
-        ));
+        return Err(SetupError::EndpointScheme(u.to_string()));
     }
     Ok(u)
 }
@@ -51,7 +52,11 @@ pub(crate) fn bearer(key: &str) -> Result<HeaderValue, SearchError> {
 
 impl Gateway {
     /// A gateway at `endpoint` with an optional key.
-    pub fn new(endpoint_url: &str, key: Option<String>, client: Client) -> Result<Self, String> {
+    pub fn new(
+        endpoint_url: &str,
+        key: Option<String>,
+        client: Client,
+    ) -> Result<Self, SetupError> {
         Ok(Gateway {
             endpoint: endpoint(endpoint_url)?,
             key,

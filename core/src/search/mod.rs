@@ -5,8 +5,11 @@
 //! endpoint), and adapters for the Brave Search API, SearXNG and Tavily in
 //! [`providers`]. A host may implement [`Provider`] itself.
 
+#[cfg(feature = "search-providers")]
 pub mod client;
+#[cfg(feature = "search-providers")]
 pub mod gateway;
+#[cfg(feature = "search-providers")]
 pub mod providers;
 mod response;
 
@@ -33,6 +36,7 @@ tokio::task_local! {
 
 /// Notes the status and body size of a provider exchange (no-op outside
 /// an audited call).
+#[cfg_attr(not(feature = "search-providers"), allow(dead_code))]
 pub(crate) fn note_exchange(status: u16, bytes: u64) {
     let _ = EXCHANGE.try_with(|c| c.set((Some(status), Some(bytes))));
 }
@@ -133,6 +137,15 @@ impl Searcher {
         }
         let (result, (status, bytes)) = EXCHANGE
             .scope(Cell::new((None, None)), async {
+                // Every limit needs Tokio's timer: without it the call
+                // fails here rather than panic in the provider.
+                if !crate::net::timer_available() {
+                    tracing::error!(
+                        target: "webgate",
+                        "no Tokio runtime with the time driver: the search is not made"
+                    );
+                    return (Err(SearchError::Request), (None, None));
+                }
                 let r = self.search(accepted).await;
                 (r, EXCHANGE.with(Cell::get))
             })

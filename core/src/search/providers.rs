@@ -15,7 +15,7 @@ use super::client::{json_body, results, Client};
 use super::gateway::{bearer, endpoint, Gateway};
 use super::{rows_from_results, Provider};
 use crate::args::{Freshness, SafeSearch, SearchArgs};
-use crate::messages::{SearchError, SearchRow};
+use crate::messages::{SearchError, SearchRow, SetupError};
 use crate::net::BoxFuture;
 
 /// Whether `url`'s host is `domain` or one of its subdomains.
@@ -99,7 +99,7 @@ impl Brave {
     pub const DEFAULT_ENDPOINT: &'static str = "https://api.search.brave.com/res/v1/web/search";
 
     /// Brave at `endpoint` with a subscription token.
-    pub fn new(endpoint_url: &str, key: String, client: Client) -> Result<Self, String> {
+    pub fn new(endpoint_url: &str, key: String, client: Client) -> Result<Self, SetupError> {
         Ok(Brave {
             endpoint: endpoint(endpoint_url)?,
             key,
@@ -181,7 +181,7 @@ pub struct Searxng {
 
 impl Searxng {
     /// The instance at `base` (its root, or its `/search` URL).
-    pub fn new(base: &str, client: Client) -> Result<Self, String> {
+    pub fn new(base: &str, client: Client) -> Result<Self, SetupError> {
         let mut u = endpoint(base)?;
         if !u.path().ends_with("/search") {
             let path = format!("{}/search", u.path().trim_end_matches('/'));
@@ -271,7 +271,7 @@ impl Tavily {
     pub const DEFAULT_ENDPOINT: &'static str = "https://api.tavily.com/search";
 
     /// Tavily at `endpoint` with an API key.
-    pub fn new(endpoint_url: &str, key: String, client: Client) -> Result<Self, String> {
+    pub fn new(endpoint_url: &str, key: String, client: Client) -> Result<Self, SetupError> {
         Ok(Tavily {
             endpoint: endpoint(endpoint_url)?,
             key,
@@ -348,7 +348,7 @@ pub struct SearchSettings {
 
 /// The provider the settings describe, or one sentence saying why search
 /// is not offered.
-pub fn configure(s: &SearchSettings, client: Client) -> Result<Arc<dyn Provider>, String> {
+pub fn configure(s: &SearchSettings, client: Client) -> Result<Arc<dyn Provider>, SetupError> {
     let nonempty = |o: &Option<String>| {
         o.as_deref()
             .map(str::trim)
@@ -361,31 +361,24 @@ pub fn configure(s: &SearchSettings, client: Client) -> Result<Arc<dyn Provider>
         .to_ascii_lowercase();
     Ok(match kind.as_str() {
         "gateway" => {
-            let e = endpoint.ok_or(
-                "web_search is not offered: no search gateway endpoint is configured \
-                 (set WEBGATE_SEARCH_ENDPOINT, or choose another provider with WEBGATE_SEARCH_PROVIDER)",
-            )?;
+            let e = endpoint.ok_or(SetupError::NoGatewayEndpoint)?;
             Arc::new(Gateway::new(&e, key, client)?)
         }
         "brave" => {
-            let k = key.ok_or("web_search is not offered: the brave provider needs an API key (set WEBGATE_SEARCH_KEY)")?;
-            Arc::new(Brave::new(endpoint.as_deref().unwrap_or(Brave::DEFAULT_ENDPOINT), k, client)?)
+            let k = key.ok_or(SetupError::NoKey("brave"))?;
+            let e = endpoint.as_deref().unwrap_or(Brave::DEFAULT_ENDPOINT);
+            Arc::new(Brave::new(e, k, client)?)
         }
         "searxng" => {
-            let e = endpoint.ok_or(
-                "web_search is not offered: the searxng provider needs the instance URL (set WEBGATE_SEARCH_ENDPOINT)",
-            )?;
+            let e = endpoint.ok_or(SetupError::NoInstance)?;
             Arc::new(Searxng::new(&e, client)?)
         }
         "tavily" => {
-            let k = key.ok_or("web_search is not offered: the tavily provider needs an API key (set WEBGATE_SEARCH_KEY)")?;
-            Arc::new(Tavily::new(endpoint.as_deref().unwrap_or(Tavily::DEFAULT_ENDPOINT), k, client)?)
+            let k = key.ok_or(SetupError::NoKey("tavily"))?;
+            let e = endpoint.as_deref().unwrap_or(Tavily::DEFAULT_ENDPOINT);
+            Arc::new(Tavily::new(e, k, client)?)
         }
-        other => {
-            return Err(format!(
-                "web_search is not offered: unknown search provider {other:?} (known: gateway, brave, searxng, tavily)"
-            ))
-        }
+        other => return Err(SetupError::UnknownProvider(other.to_string())),
     })
 }
 
@@ -417,6 +410,7 @@ mod tests {
             )
             .err()
             .unwrap()
+            .to_string()
         };
         assert!(why("gateway").contains("WEBGATE_SEARCH_ENDPOINT"));
         assert!(why("brave").contains("WEBGATE_SEARCH_KEY"));
