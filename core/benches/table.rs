@@ -56,7 +56,7 @@ fn time(label: &str, addrs: &[IpAddr], f: impl Fn(IpAddr) -> bool) -> f64 {
 
 fn main() {
     let addrs = addresses();
-    let nets: Vec<IpNet> = include_str!("../../vectors/iana/expected-table.txt")
+    let nets: Vec<IpNet> = include_str!("../vectors/iana/expected-table.txt")
         .lines()
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .map(|l| l.parse().unwrap())

@@ -175,32 +175,48 @@ struct Seen {
     next: AtomicUsize,
 }
 
-impl tracing::Subscriber for Seen {
+/// The subscriber over a shared [`Seen`].
+struct SeenBy(Arc<Seen>);
+
+impl tracing::Subscriber for SeenBy {
+    fn register_callsite(
+        &self,
+        _: &'static tracing::Metadata<'static>,
+    ) -> tracing::subscriber::Interest {
+        tracing::subscriber::Interest::always()
+    }
     fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
         true
     }
     fn new_span(&self, span: &tracing::span::Attributes<'_>) -> tracing::span::Id {
-        self.spans
+        self.0
+            .spans
             .lock()
             .unwrap()
             .push(span.metadata().name().to_string());
-        tracing::span::Id::from_u64(self.next.fetch_add(1, Ordering::SeqCst) as u64 + 1)
+        tracing::span::Id::from_u64(self.0.next.fetch_add(1, Ordering::SeqCst) as u64 + 1)
     }
     fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
     fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
     fn event(&self, _: &tracing::Event<'_>) {
-        self.events.fetch_add(1, Ordering::SeqCst);
+        self.0.events.fetch_add(1, Ordering::SeqCst);
     }
     fn enter(&self, _: &tracing::span::Id) {}
     fn exit(&self, _: &tracing::span::Id) {}
 }
 
-/// What a call through `Toolbox` traces and records: the span names and
-/// the number of events, and whether a record came back.
-fn traced<F: std::future::Future>(f: impl FnOnce() -> F) -> (Vec<String>, usize, F::Output) {
-    let seen = Arc::new(Seen::default());
-    let dispatch = tracing::Dispatch::from(seen.clone());
-    let out = tracing::dispatcher::with_default(&dispatch, || {
+/// What a call traces: the span names and the number of events, beside
+/// its output. One subscriber for the whole test, set up once (tracing
+/// caches each callsite's interest process-wide), its counts cleared for
+/// each call.
+fn traced<F: std::future::Future>(
+    seen: &Arc<Seen>,
+    dispatch: &tracing::Dispatch,
+    f: impl FnOnce() -> F,
+) -> (Vec<String>, usize, F::Output) {
+    seen.spans.lock().unwrap().clear();
+    seen.events.store(0, Ordering::SeqCst);
+    let out = tracing::dispatcher::with_default(dispatch, || {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -215,6 +231,8 @@ fn traced<F: std::future::Future>(f: impl FnOnce() -> F) -> (Vec<String>, usize,
 /// and the same span and events as the tool's own audited entry point.
 #[test]
 fn toolbox_calls_are_audited_like_the_tools() {
+    let seen = Arc::new(Seen::default());
+    let dispatch = tracing::Dispatch::new(SeenBy(seen.clone()));
     let searcher = || Searcher::new(Arc::new(Counting(AtomicUsize::new(0))));
     let tb = Arc::new(Toolbox::new(
         fetcher(Policy::default()),
@@ -222,7 +240,7 @@ fn toolbox_calls_are_audited_like_the_tools() {
         AgentOptions::default(),
     ));
     let fetch_args = json!({"url": "https://nowhere.example/"});
-    let (spans, events, reply) = traced(|| {
+    let (spans, events, reply) = traced(&seen, &dispatch, || {
         let tb = tb.clone();
         let args = fetch_args.clone();
         async move { tb.start_run().fetch(&args).await }
@@ -233,7 +251,7 @@ fn toolbox_calls_are_audited_like_the_tools() {
     assert_eq!(record.id, "fetch.dns.failed");
     assert_eq!(record.hops.len(), 1);
     let f = fetcher(Policy::default());
-    let (direct_spans, direct_events, _) = traced(|| {
+    let (direct_spans, direct_events, _) = traced(&seen, &dispatch, || {
         let f = f.clone();
         async move {
             f.fetch_audited("https://nowhere.example/", Default::default())
@@ -245,7 +263,7 @@ fn toolbox_calls_are_audited_like_the_tools() {
     assert!(spans.contains(&"web_fetch".to_string()), "{spans:?}");
 
     let search_args = json!({"query": "rust"});
-    let (spans, events, reply) = traced(|| {
+    let (spans, events, reply) = traced(&seen, &dispatch, || {
         let tb = tb.clone();
         let args = search_args.clone();
         async move { tb.start_run().search(&args).await }
@@ -255,7 +273,7 @@ fn toolbox_calls_are_audited_like_the_tools() {
     };
     assert_eq!(record.rows, Some(1));
     let s = searcher();
-    let (direct_spans, direct_events, _) = traced(|| {
+    let (direct_spans, direct_events, _) = traced(&seen, &dispatch, || {
         let s = s.clone();
         let args = search_args.clone();
         async move { s.call_audited(&args).await }

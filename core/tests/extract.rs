@@ -70,7 +70,7 @@ fn ordinary_depth_is_untouched() {
 /// renderings, letter for letter.
 #[test]
 fn rendering_fixtures() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../vectors/rendering");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("vectors/rendering");
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .expect("vectors/rendering")
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

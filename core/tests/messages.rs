@@ -8,7 +8,7 @@ use std::net::IpAddr;
 use webgate::messages::*;
 
 fn tsv() -> BTreeMap<String, (String, String, String)> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../vectors/messages.tsv");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/vectors/messages.tsv");
     let text = std::fs::read_to_string(path).expect("vectors/messages.tsv");
     let mut out = BTreeMap::new();
     for line in text.lines().skip(1).filter(|l| !l.is_empty()) {

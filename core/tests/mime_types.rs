@@ -8,7 +8,7 @@ use webgate::body::content_type::MimeType;
 
 fn cases(file: &str) -> Vec<Value> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../vectors/wpt")
+        .join("vectors/wpt")
         .join(file);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let v: Value = serde_json::from_str(&text).unwrap();

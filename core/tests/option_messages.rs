@@ -9,10 +9,7 @@ use webgate::messages::*;
 use webgate::tool::Outcome;
 
 fn tsv() -> BTreeMap<String, (String, String, String)> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../vectors/option-messages.tsv"
-    );
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/vectors/option-messages.tsv");
     let text = std::fs::read_to_string(path).expect("vectors/option-messages.tsv");
     let mut out = BTreeMap::new();
     for line in text.lines().skip(1).filter(|l| !l.is_empty()) {

@@ -36,7 +36,7 @@ fn unescape(s: &str) -> Vec<u8> {
 
 #[test]
 fn google_cases() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../vectors/robots.tsv");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/vectors/robots.tsv");
     let text = std::fs::read_to_string(path).expect("vectors/robots.tsv");
     let mut failures = Vec::new();
     let mut n = 0;

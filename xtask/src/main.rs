@@ -3,17 +3,20 @@
 //!
 //! - `ci`: the whole check (fmt, clippy, tests, codegen --check, tidy);
 //!   this is the README's test command.
-//! - `codegen [--check]`: the blocked-address table from `vectors/iana/`.
+//! - `codegen [--check]`: the blocked-address table from `core/vectors/iana/`.
 //! - `tidy`: house-style checks (also run as a `#[test]`).
 //! - `fuzz [--seconds N] [TARGET…]`: every cargo-fuzz target for N seconds.
 //! - `bench [NAME…]`: the benchmarks (all of them: `BENCHMARKS.md`).
 //! - `conformance [--filter TEXT] [--vectors DIR]`: the vector suite.
+//! - `vendor`: feature sets, the consumer crate, `cargo package`, `cargo
+//!   deny` (what a crate vendoring the core relies on).
 
 #![forbid(unsafe_code)]
 
 mod bench;
 mod codegen;
 mod tidy;
+mod vendor;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -32,7 +35,7 @@ usage: cargo xtask <command>
 commands:
   ci                      fmt --check, clippy -D warnings, every test,
                           codegen --check and tidy (the README's test command)
-  codegen [--check]       regenerate core/src/policy/table.rs from vectors/iana/
+  codegen [--check]       regenerate core/src/policy/table.rs from core/vectors/iana/
   tidy                    house-style checks
   fuzz [--seconds N] [T…] run every fuzz target (or the named ones) N seconds
                           each (default 60), then replay fuzz/regressions/
@@ -45,6 +48,8 @@ commands:
   interop                 webgate against nginx, Apache httpd and unbound on
                           loopback (installs nothing; a missing server fails
                           with the package to install)
+  vendor                  the core as a vendor takes it: every feature set,
+                          the consumer crate, cargo package, cargo deny
 ";
 
 fn main() -> ExitCode {
@@ -56,6 +61,7 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
         Some("conformance") => conformance(&args[1..]),
+        Some("vendor") => vendor::run_all(),
         Some("interop") => run(
             "cargo",
             &[

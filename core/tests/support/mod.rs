@@ -9,7 +9,7 @@ use ipnet::IpNet;
 
 /// The contract's table, from `vectors/iana/expected-table.txt`.
 pub fn expected_table() -> Vec<IpNet> {
-    let text = include_str!("../../../vectors/iana/expected-table.txt");
+    let text = include_str!("../../vectors/iana/expected-table.txt");
     text.lines()
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .map(|l| l.parse().unwrap_or_else(|e| panic!("{l}: {e}")))
