@@ -21,14 +21,14 @@ use tracing::Instrument;
 
 use crate::args::parse_fetch_args;
 use crate::audit::{
-    ms, AddressAudit, AuditSettings, BodyAudit, DialAudit, FetchAudit, HopAudit, RedirectAudit,
-    RobotsAudit, TlsAudit,
+    ms, AddressAudit, AuditSettings, BodyAudit, FetchAudit, HopAudit, RedirectAudit, RobotsAudit,
+    TlsAudit,
 };
 use crate::body::{self, charset, BodyDecoder, BodyFail, CapMode, Flow, MediaClass, TypeRefusal};
 use crate::extract;
 use crate::messages::{Extraction, FetchError, FetchOk, Progress, RobotsRefusal, SetupError};
 use crate::net::http::{self, ConnGuard};
-use crate::net::{Dial, Io, Resolve, TcpDial, TlsSettings};
+use crate::net::{eyeballs, Dial, Io, Resolve, TcpDial, TlsSettings};
 use crate::policy::robots::{self, RobotsMemo, RobotsTxt, Unreachable};
 use crate::policy::{admit, next_hop, vet, AdmittedUrl, Hop, Policy};
 use crate::progress;
@@ -702,31 +702,17 @@ impl Fetcher {
         let connect_by = deadline.min(deadline_after(inner.policy.connect_timeout));
         let port = url.port();
         let t = Instant::now();
-        let dials = &mut hop.dials;
+        // Attempts staggered by the attempt delay, in the resolver's order,
+        // all within the one connect limit (net::eyeballs).
+        let race = eyeballs::race(
+            inner.dialer.as_ref(),
+            vetted,
+            port,
+            inner.policy.connect_attempt_delay,
+            &mut hop.dials,
+        );
         let stream: Result<Result<Box<dyn Io>, ()>, _> =
-            tokio::time::timeout_at(connect_by, async {
-                for a in vetted {
-                    let addr = std::net::SocketAddr::new(a.ip(), port);
-                    dials.push(DialAudit {
-                        addr,
-                        outcome: "timed out".into(),
-                    });
-                    let r = inner.dialer.dial(a, port).await;
-                    let outcome = match &r {
-                        Ok(_) => "connected".to_string(),
-                        Err(e) => e.kind().to_string(),
-                    };
-                    tracing::info!(target: "webgate", %addr, outcome = %outcome, "dial");
-                    if let Some(last) = dials.last_mut() {
-                        last.outcome = outcome;
-                    }
-                    if let Ok(s) = r {
-                        return Ok(s);
-                    }
-                }
-                Err(())
-            })
-            .await;
+            tokio::time::timeout_at(connect_by, race).await;
         hop.phases.connect_ms = Some(ms(t.elapsed()));
         let stream = match stream {
             Ok(Ok(s)) => s,

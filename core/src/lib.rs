@@ -46,6 +46,7 @@
 //! | `brotli` | the `br` content coding (pure Rust) | `br` is not offered in `Accept-Encoding`, and a `br` body is unreadable |
 //! | `zstd` | the `zstd` content coding (the zstd C library, built with `cc`) | likewise for `zstd` |
 //! | `hickory` | `net::HickoryResolve`, the default resolver (system configuration) | [`fetch::FetcherBuilder::resolver`] must be given one, else `SetupError::NoResolver` |
+//! | `ring` | rustls's ring crypto provider | the host gives one to [`net::TlsSettings::crypto_provider`] (aws-lc-rs, say), else `SetupError::NoCryptoProvider`; verification is rustls's either way |
 //!
 //! `Accept-Encoding` is always exactly what the build can undo
 //! ([`body::ACCEPT_ENCODING`]). The policy core, the body pipeline and

@@ -1322,6 +1322,9 @@ pub enum SetupError {
     /// Built on a Tokio runtime whose time driver is off: every limit
     /// needs it (`Builder::enable_all` or `enable_time`).
     NoTimer,
+    /// No TLS crypto provider: the `ring` feature is off and the host gave
+    /// none (`TlsSettings::crypto_provider`).
+    NoCryptoProvider,
 }
 
 impl fmt::Display for SetupError {
@@ -1366,6 +1369,9 @@ impl fmt::Display for SetupError {
                  brave, searxng, tavily)"
             ),
             SetupError::Policy(e) => write!(f, "policy: {e}"),
+            SetupError::NoCryptoProvider => f.write_str(
+                "no TLS crypto provider: give TlsSettings::crypto_provider one, or build with the ring feature",
+            ),
             SetupError::NoTimer => f.write_str(
                 "the Tokio runtime has no time driver: build it with enable_all() or enable_time()",
             ),

@@ -18,7 +18,14 @@ use super::{root, run, run_in};
 
 /// The core's optional features (core/Cargo.toml, and the crate docs'
 /// "Crate features").
-const FEATURES: [&str; 5] = ["agent", "search-providers", "brotli", "zstd", "hickory"];
+const FEATURES: [&str; 6] = [
+    "agent",
+    "search-providers",
+    "brotli",
+    "zstd",
+    "hickory",
+    "ring",
+];
 
 pub fn run_all() -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());

@@ -80,7 +80,9 @@ impl Resolve for HickoryResolve {
                 format!("{host}.")
             };
             match self.inner.lookup_ip(fqdn.as_str()).await {
-                Ok(lookup) => Ok(lookup.iter().collect()),
+                // Families alternate (RFC 8305 §4), so a dead family holds
+                // the other up by one attempt delay at most.
+                Ok(lookup) => Ok(super::eyeballs::interleave(lookup.iter().collect())),
                 // NOERROR with no A/AAAA record: an answer with no address.
                 Err(e) if e.is_no_records_found() && !e.is_nx_domain() => Ok(Vec::new()),
                 Err(_) => Err(LookupFailed),

@@ -1,9 +1,14 @@
 //! TLS settings: rustls with the webpki-roots store; extra roots only from
 //! the host (a test CA, a corporate root), never from a prompt. SNI is the
-//! host; ALPN offers `h2` then `http/1.1`.
+//! host; ALPN offers `h2` then `http/1.1`. The crypto provider is ring
+//! (feature `ring`, on by default) unless the host hands its own (for
+//! example aws-lc-rs, through its own rustls dependency): the choice
+//! changes the primitives, never the verification, which stays rustls's
+//! webpki check against these roots.
 
 use std::sync::Arc;
 
+use rustls::crypto::CryptoProvider;
 use rustls::pki_types::CertificateDer;
 use rustls::{ClientConfig, RootCertStore};
 
@@ -13,9 +18,16 @@ use crate::messages::SetupError;
 #[derive(Clone, Debug, Default)]
 pub struct TlsSettings {
     extra_roots: Vec<CertificateDer<'static>>,
+    provider: Option<Arc<CryptoProvider>>,
 }
 
 impl TlsSettings {
+    /// Uses this rustls crypto provider instead of ring (required when
+    /// the `ring` feature is off).
+    pub fn crypto_provider(&mut self, provider: Arc<CryptoProvider>) {
+        self.provider = Some(provider);
+    }
+
     /// Also trusts `root` (DER), beside the webpki-roots store.
     pub fn add_root(&mut self, root: CertificateDer<'static>) {
         self.extra_roots.push(root);
@@ -43,7 +55,13 @@ impl TlsSettings {
         for r in &self.extra_roots {
             roots.add(r.clone()).map_err(SetupError::Root)?;
         }
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let provider = match &self.provider {
+            Some(p) => Arc::clone(p),
+            #[cfg(feature = "ring")]
+            None => Arc::new(rustls::crypto::ring::default_provider()),
+            #[cfg(not(feature = "ring"))]
+            None => return Err(SetupError::NoCryptoProvider),
+        };
         let mut config = ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
             .map_err(SetupError::Tls)?

@@ -23,6 +23,10 @@ pub struct Policy {
     pub body_cap: u64,
     /// The TCP connect limit per request, all addresses included (default 5 s).
     pub connect_timeout: Duration,
+    /// How long one connection attempt runs alone before the next address
+    /// is tried beside it (default 250 ms, RFC 8305's); a failed attempt
+    /// starts the next at once. Zero starts every attempt together.
+    pub connect_attempt_delay: Duration,
     /// The limit of one request or redirect hop, from lookup to last body
     /// byte (default 20 s).
     pub request_timeout: Duration,
@@ -59,6 +63,7 @@ impl Default for Policy {
             max_chars: 40_000,
             body_cap: 8_388_608,
             connect_timeout: Duration::from_secs(5),
+            connect_attempt_delay: Duration::from_millis(250),
             request_timeout: Duration::from_secs(20),
             extract_timeout: Duration::from_secs(10),
             max_redirects: 5,

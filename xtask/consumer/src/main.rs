@@ -1,7 +1,8 @@
 //! The consumer compile test: vendors `webgate` with `--no-default-features`
-//! plus `agent`, brings its own Resolve (there is no hickory) and its own
-//! search Provider (there are no built-in providers), uses `?` on every
-//! error into `Box<dyn Error>`, and reads an audit record through Toolbox.
+//! plus `agent`, brings its own Resolve (there is no hickory), its own
+//! search Provider (there are no built-in providers) and its own TLS crypto
+//! provider (there is no `ring` feature), uses `?` on every error into
+//! `Box<dyn Error>`, and reads an audit record through Toolbox.
 //! Exits 0 when everything a vendor needs worked.
 
 #![forbid(unsafe_code)]
@@ -61,6 +62,13 @@ async fn run() -> Result<(), Box<dyn Error>> {
         return Err("a PEM file without a certificate was accepted".into());
     }
     let _: Box<dyn Error> = Box::new(tls.add_pem_roots(b"").unwrap_err());
+    let no_provider = Fetcher::builder()
+        .resolver(Arc::new(StaticResolve::new(HashMap::new())))
+        .build();
+    if !matches!(no_provider, Err(SetupError::NoCryptoProvider)) {
+        return Err(format!("expected NoCryptoProvider, got {no_provider:?}").into());
+    }
+    tls.crypto_provider(Arc::new(rustls::crypto::ring::default_provider()));
 
     // A name with no address: the call goes as far as the lookup.
     let resolver = StaticResolve::new(HashMap::from([("example.com".to_string(), vec![])]));
