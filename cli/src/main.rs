@@ -47,7 +47,7 @@ use webgate::audit::AuditSettings;
 use webgate::extract::{render_page_as, Style};
 use webgate::fetch::Fetcher;
 use webgate::messages::{Class, FetchError};
-use webgate::net::{ConnectTo, HickoryResolve, Resolve, StaticResolve, TcpDial, TlsSettings};
+use webgate::net::{HickoryResolve, RemappedDial, Resolve, StaticResolve, TcpDial, TlsSettings};
 use webgate::policy::{admit, check, DomainRules, Policy, Verdict};
 use webgate::search::client::Client;
 use webgate::search::providers::{configure, SearchSettings};
@@ -406,9 +406,9 @@ struct AuditOptions {
 
 impl AuditOptions {
     fn settings(&self) -> AuditSettings {
-        AuditSettings {
-            reveal_queries: self.reveal_queries,
-        }
+        let mut s = AuditSettings::default();
+        s.reveal_queries = self.reveal_queries;
+        s
     }
 
     /// Installs the stderr subscriber when `--log` asks for one.
@@ -643,7 +643,7 @@ fn build_fetcher(
     Fetcher::builder()
         .policy(policy.policy()?)
         .resolver(resolver)
-        .dialer(Arc::new(ConnectTo::new(map, TcpDial)))
+        .dialer(Arc::new(RemappedDial::new(map, TcpDial)))
         .tls(tls)
         .audit(audit)
         .build()
@@ -738,14 +738,14 @@ fn run_mcp(
 /// The search provider settings of the flags and the environment.
 fn search_settings(provider: &ProviderOptions) -> SearchSettings {
     let env = |k: &str| std::env::var(k).ok();
-    SearchSettings {
-        provider: provider
-            .provider
-            .clone()
-            .or_else(|| env("WEBGATE_SEARCH_PROVIDER")),
-        endpoint: env("WEBGATE_SEARCH_ENDPOINT"),
-        key: env("WEBGATE_SEARCH_KEY"),
-    }
+    let mut s = SearchSettings::default();
+    s.provider = provider
+        .provider
+        .clone()
+        .or_else(|| env("WEBGATE_SEARCH_PROVIDER"));
+    s.endpoint = env("WEBGATE_SEARCH_ENDPOINT");
+    s.key = env("WEBGATE_SEARCH_KEY");
+    s
 }
 
 /// The runtime the network commands run on (a failure is reported here).

@@ -305,7 +305,7 @@ fn a_real_dns_server_that_rebinds_between_requests() {
 #[test]
 fn one_fetcher_re_resolves_every_request() {
     use webgate::fetch::Fetcher;
-    use webgate::net::{ConnectTo, HickoryResolve, TcpDial, TlsSettings};
+    use webgate::net::{HickoryResolve, RemappedDial, TcpDial, TlsSettings};
     let ca = TestCa::new();
     let server = tls_server(&ca, &["again.example"], "public");
     let (dns, _) = dns_server("again.example", vec![[93, 184, 216, 34], [10, 0, 0, 7]]);
@@ -319,7 +319,7 @@ fn one_fetcher_re_resolves_every_request() {
         let to: SocketAddr = format!("127.0.0.1:{}", server.port).parse().unwrap();
         let fetcher = Fetcher::builder()
             .resolver(Arc::new(HickoryResolve::server(dns).unwrap()))
-            .dialer(Arc::new(ConnectTo::new(
+            .dialer(Arc::new(RemappedDial::new(
                 vec![(format!("{PUBLIC}:443").parse().unwrap(), to)],
                 TcpDial,
             )))

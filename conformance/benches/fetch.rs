@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use webgate::fetch::Fetcher;
-use webgate::net::{ConnectTo, StaticResolve, TcpDial, TlsSettings};
+use webgate::net::{RemappedDial, StaticResolve, TcpDial, TlsSettings};
 use webgate_conformance::ca::TestCa;
 use webgate_conformance::loopback::LoopbackServer;
 
@@ -57,7 +57,7 @@ fn main() {
     let to = format!("127.0.0.1:{}", server.port).parse().unwrap();
     let fetcher = Fetcher::builder()
         .resolver(Arc::new(StaticResolve::new(table)))
-        .dialer(Arc::new(ConnectTo::new(
+        .dialer(Arc::new(RemappedDial::new(
             vec![(format!("{PUBLIC}:443").parse().unwrap(), to)],
             TcpDial,
         )))

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use webgate::audit::FetchAudit;
 use webgate::fetch::Fetcher;
-use webgate::net::{ConnectTo, HickoryResolve, Resolve, StaticResolve, TcpDial, TlsSettings};
+use webgate::net::{HickoryResolve, RemappedDial, Resolve, StaticResolve, TcpDial, TlsSettings};
 use webgate::policy::Policy;
 use webgate::tool::Outcome;
 
@@ -656,7 +656,7 @@ pub fn main() -> Result<usize, String> {
         Fetcher::builder()
             .policy(Policy::default())
             .resolver(resolver)
-            .dialer(Arc::new(ConnectTo::new(map.clone(), TcpDial)))
+            .dialer(Arc::new(RemappedDial::new(map.clone(), TcpDial)))
             .tls(roots.clone())
             .build()
     };

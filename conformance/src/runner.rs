@@ -427,10 +427,10 @@ async fn run_agent(v: &Vector, ca: &TestCa) -> Result<Actual, String> {
         "summary": reply.summary,
         "rows": reply.rows.as_ref().map(Vec::len),
         "tools": run.tools().iter().map(|d| d.name.clone()).collect::<Vec<_>>(),
-        "audit": reply.audit.as_ref().map(|a| match a {
-            webgate::agent::CallAudit::Fetch(r) => serde_json::to_value(r).ok(),
-            webgate::agent::CallAudit::Search(r) => serde_json::to_value(r).ok(),
-        }),
+        "audit": reply
+            .audit
+            .as_ref()
+            .and_then(|a| serde_json::from_str::<serde_json::Value>(&a.to_json_line()).ok()),
     });
     let dials = dial.dials.lock().unwrap_or_else(|e| e.into_inner()).clone();
     Ok(Actual {

@@ -168,7 +168,7 @@ impl SimDial {
 }
 
 /// The search gateway's seam: by host name and port.
-impl webgate::search::gateway::Connect for SimDial {
+impl webgate::search::client::Connect for SimDial {
     fn connect<'a>(
         &'a self,
         host: &'a str,

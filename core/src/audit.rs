@@ -25,6 +25,7 @@ use crate::policy::BlockedRange;
 
 /// What the host lets records and events show.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct AuditSettings {
     /// Keep query strings, userinfo and search queries (default: off).
     pub reveal_queries: bool,
@@ -80,6 +81,7 @@ pub(crate) fn ms(d: std::time::Duration) -> f64 {
 
 /// The record of one `web_fetch` call.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct FetchAudit {
     /// Always `web_fetch`.
     pub tool: &'static str,
@@ -132,6 +134,7 @@ impl FetchAudit {
 /// One robots.txt verdict: the URL judged and how its origin's file was
 /// read.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct RobotsAudit {
     /// The URL judged, redacted.
     pub url: String,
@@ -149,6 +152,7 @@ pub struct RobotsAudit {
 
 /// One request: the URL, the addresses, the dials, TLS, the head, the body.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct HopAudit {
     /// The URL requested, redacted.
     pub url: String,
@@ -182,6 +186,7 @@ pub struct HopAudit {
 
 /// One resolved address and its verdict.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct AddressAudit {
     /// The address.
     pub ip: IpAddr,
@@ -214,6 +219,7 @@ impl AddressAudit {
 
 /// One connection attempt.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct DialAudit {
     /// Where the socket went.
     pub addr: SocketAddr,
@@ -224,6 +230,7 @@ pub struct DialAudit {
 
 /// The TLS session.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct TlsAudit {
     /// `TLSv1_3`, `TLSv1_2`.
     pub version: String,
@@ -233,6 +240,7 @@ pub struct TlsAudit {
 
 /// A redirect and the hop rule's verdict.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct RedirectAudit {
     /// `followed` or `refused`.
     pub verdict: &'static str,
@@ -244,6 +252,7 @@ pub struct RedirectAudit {
 
 /// The body of the final response.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct BodyAudit {
     /// `html`, `structured`, `text`, or `refused` / `missing`.
     pub class: &'static str,
@@ -264,6 +273,7 @@ pub struct BodyAudit {
 
 /// Milliseconds per phase of one request.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Phases {
     /// DNS.
     pub resolve_ms: Option<f64>,
@@ -279,6 +289,7 @@ pub struct Phases {
 
 /// The record of one `web_search` call.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct SearchAudit {
     /// Always `web_search`.
     pub tool: &'static str,

@@ -36,6 +36,7 @@ use crate::tool::Outcome;
 
 /// A successful fetch, before it is rendered as text.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Fetched {
     /// The final URL: query kept, fragment dropped.
     pub url: String,
@@ -64,6 +65,7 @@ impl Fetched {
 
 /// Options of one typed fetch (the model's `max_chars` and `raw`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct FetchOptions {
     /// At most this many characters (lowered to the policy's limit).
     pub max_chars: Option<usize>,

@@ -506,6 +506,7 @@ impl From<Refusal> for FetchError {
 
 /// How a successful fetch turned the body into text (contract §8).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Extraction {
     /// HTML reduced to its main article, as markdown.
     Readability,

@@ -7,6 +7,7 @@ use crate::messages::{Class, ErrorKind, FetchError, OptionError, SearchError, To
 
 /// The result of one tool call.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Outcome {
     /// Ok, soft or hard.
     pub class: Class,

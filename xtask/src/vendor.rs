@@ -11,6 +11,9 @@
 //!   published (so the core's files are all there).
 //! - `cargo deny check licenses bans sources` against `deny.toml`
 //!   (`cargo-deny` must be installed; `.ci/run` installs it).
+//! - The public surface equals `core/public-api.txt` (`cargo public-api
+//!   -p webgate --simplified`, nightly rustdoc; `.ci/run` installs the
+//!   tool): a change of the API shows in review as a change of that file.
 //!
 //! Each step prints the command it runs; the first failure stops the rest.
 
@@ -66,5 +69,44 @@ pub fn run_all() -> Result<(), String> {
     run(&cargo, &package)?;
     run(&cargo, &["deny", "check", "licenses", "bans", "sources"]).map_err(|e| {
         format!("{e} (cargo-deny: `cargo install cargo-deny --locked`, as .ci/run does)")
-    })
+    })?;
+    public_api(&cargo)
+}
+
+/// `cargo public-api` against the committed listing.
+fn public_api(cargo: &str) -> Result<(), String> {
+    let args = ["public-api", "-p", "webgate", "--simplified"];
+    eprintln!("$ {cargo} {}", args.join(" "));
+    let out = std::process::Command::new(cargo)
+        .args(args)
+        .current_dir(root())
+        .output()
+        .map_err(|e| format!("{cargo}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "`cargo public-api` failed ({}): {} (install it with `cargo install \
+             cargo-public-api --locked`; it needs the nightly toolchain)",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    let committed_path = root().join("core/public-api.txt");
+    let committed = std::fs::read_to_string(&committed_path)
+        .map_err(|e| format!("{}: {e}", committed_path.display()))?;
+    let now = String::from_utf8_lossy(&out.stdout);
+    if committed == now {
+        return Ok(());
+    }
+    let fresh = root().join("target/public-api.txt");
+    std::fs::write(&fresh, now.as_bytes()).map_err(|e| format!("{}: {e}", fresh.display()))?;
+    let old: std::collections::BTreeSet<&str> = committed.lines().collect();
+    let new: std::collections::BTreeSet<&str> = now.lines().collect();
+    let mut diff: Vec<String> = old.difference(&new).map(|l| format!("- {l}")).collect();
+    diff.extend(new.difference(&old).map(|l| format!("+ {l}")));
+    diff.truncate(40);
+    Err(format!(
+        "the public API differs from core/public-api.txt (the new listing is in \
+         target/public-api.txt; if the change is meant, copy it over):\n{}",
+        diff.join("\n")
+    ))
 }

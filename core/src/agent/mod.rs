@@ -110,6 +110,7 @@ impl AgentOptions {
 
 /// What a fetch returned, for a host's records (peer `001`'s metadata).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct FetchMeta {
     /// The URL as requested.
     pub url: String,
@@ -131,6 +132,7 @@ pub struct FetchMeta {
 
 /// One call's answer, ready for a model and for the host.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ToolReply {
     /// The tool that ran.
     pub tool: ToolKind,
@@ -156,6 +158,7 @@ pub struct ToolReply {
 
 /// The audit record of one call through a [`Run`].
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum CallAudit {
     /// A fetch's record.
     Fetch(crate::audit::FetchAudit),

@@ -7,6 +7,7 @@ use encoding_rs::{Encoding, REPLACEMENT, UTF_8};
 /// mapped to the WHATWG `replacement` encoding (which would turn the whole
 /// body into one U+FFFD).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct UnknownCharset;
 
 /// The encoding a body is decoded with.

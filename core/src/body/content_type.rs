@@ -44,6 +44,7 @@ pub struct ContentType {
 
 /// Why a Content-Type was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TypeRefusal {
     /// No Content-Type header, or only blank ones.
     Missing,

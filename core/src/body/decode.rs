@@ -27,6 +27,7 @@ pub enum CapMode {
 
 /// Why a body could not be turned into bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum BodyFail {
     /// It inflated past the cap (in [`CapMode::Refuse`]).
     Cap,

@@ -7,10 +7,13 @@
 
 pub mod charset;
 pub mod content_type;
+#[doc(hidden)]
 pub mod decode;
 pub mod text;
 
 pub use content_type::{classify, ContentType, MediaClass, TypeRefusal};
-pub use decode::{
-    parse_codings, Body, BodyDecoder, BodyFail, CapMode, Coding, Flow, ACCEPT_ENCODING,
-};
+pub use decode::{parse_codings, BodyFail, Coding, ACCEPT_ENCODING};
+// The streaming decoder itself: for the body benchmark and the fuzz
+// targets, not part of the supported API (the fetch loop drives it).
+#[doc(hidden)]
+pub use decode::{Body, BodyDecoder, CapMode, Flow};

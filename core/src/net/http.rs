@@ -15,7 +15,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 /// Aborts the connection task when dropped, so nothing is left running
 /// once the caller is done with the response.
 #[derive(Debug)]
-pub struct ConnGuard(tokio::task::JoinHandle<()>);
+pub(crate) struct ConnGuard(tokio::task::JoinHandle<()>);
 
 impl Drop for ConnGuard {
     fn drop(&mut self) {

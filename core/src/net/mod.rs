@@ -12,7 +12,7 @@
 pub mod eyeballs;
 #[cfg(feature = "hickory")]
 mod hickory;
-pub mod http;
+pub(crate) mod http;
 mod resolve;
 mod tls;
 
@@ -72,32 +72,34 @@ impl Dial for TcpDial {
     }
 }
 
-/// A Dial for operators and tests: after the fetch loop has vetted
-/// `from`, the socket goes to `to` instead (how a test reaches a loopback
-/// server without switching the policy off). Unmapped addresses are dialled
+/// A Dial that sends a vetted address's socket elsewhere, for operators
+/// and tests: after the fetch loop has vetted `from`, the socket goes to
+/// `to` instead, an address the policy never judged (how a test reaches a
+/// loopback server without switching the policy off; what the CLI's
+/// `--connect-to` builds). Never hand it mappings a model could choose. Unmapped addresses are dialled
 /// as they are. A mapping whose source is blocked is accepted and simply
 /// never used, because a blocked address never reaches a Dial.
 #[derive(Clone, Debug)]
-pub struct ConnectTo {
+pub struct RemappedDial {
     map: Vec<(SocketAddr, SocketAddr)>,
     inner: Arc<dyn DialDebug>,
 }
 
-/// A Dial that can be printed, for [`ConnectTo`]'s `Debug`.
-pub trait DialDebug: Dial + std::fmt::Debug {}
+/// A Dial that can be printed, for [`RemappedDial`]'s `Debug`.
+pub(crate) trait DialDebug: Dial + std::fmt::Debug {}
 impl<T: Dial + std::fmt::Debug> DialDebug for T {}
 
-impl ConnectTo {
+impl RemappedDial {
     /// Maps each `from` to its `to`, dialling through `inner`.
     pub fn new(map: Vec<(SocketAddr, SocketAddr)>, inner: impl Dial + std::fmt::Debug) -> Self {
-        ConnectTo {
+        RemappedDial {
             map,
             inner: Arc::new(inner),
         }
     }
 }
 
-impl Dial for ConnectTo {
+impl Dial for RemappedDial {
     fn dial(&self, addr: VettedAddr, port: u16) -> BoxFuture<'_, io::Result<Box<dyn Io>>> {
         let from = SocketAddr::new(addr.ip(), port);
         match self.map.iter().find(|(f, _)| *f == from) {

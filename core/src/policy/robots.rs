@@ -43,6 +43,7 @@ pub const MEMO_ORIGINS: usize = 64;
 
 /// What an origin's robots.txt says, once fetched (or failed to be).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RobotsTxt {
     /// A file was read: its groups.
     Rules(Rules),
@@ -56,6 +57,7 @@ pub enum RobotsTxt {
 
 /// Why a robots.txt could not be read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Unreachable {
     /// The server answered with this 5xx status (or another outside
     /// 200–499).
@@ -68,6 +70,7 @@ pub enum Unreachable {
 
 /// The verdict for one URL.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Verdict {
     /// The URL may be fetched.
     Allowed,

@@ -12,8 +12,6 @@ use crate::args::SearchArgs;
 use crate::messages::{SearchError, SearchRow, SetupError};
 use crate::net::BoxFuture;
 
-pub use super::client::{Connect, TcpConnect};
-
 /// The gateway provider.
 pub struct Gateway {
     endpoint: Url,

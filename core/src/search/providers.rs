@@ -337,6 +337,7 @@ impl Provider for Tavily {
 /// Host settings for search (for the CLI: `WEBGATE_SEARCH_PROVIDER`,
 /// `WEBGATE_SEARCH_ENDPOINT`, `WEBGATE_SEARCH_KEY`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SearchSettings {
     /// `gateway` (default), `brave`, `searxng` or `tavily`.
     pub provider: Option<String>,
