@@ -77,7 +77,9 @@ async fn run() -> Result<(), Box<dyn Error>> {
         .resolver(Arc::new(resolver))
         .tls(tls)
         .build()?;
-    let typed = fetcher.fetch("https://example.com/", Default::default()).await;
+    let typed = fetcher
+        .fetch("https://example.com/", Default::default())
+        .await;
     let e: Box<dyn Error + Send + Sync> = Box::new(typed.unwrap_err());
     println!("typed fetch error: {e}");
 
@@ -88,7 +90,10 @@ async fn run() -> Result<(), Box<dyn Error>> {
     ));
     let run = toolbox.start_run();
     let reply = run
-        .call("web_fetch", &serde_json::json!({"url": "https://example.com/"}))
+        .call(
+            "web_fetch",
+            &serde_json::json!({"url": "https://example.com/"}),
+        )
         .await?;
     let Some(CallAudit::Fetch(record)) = &reply.audit else {
         return Err("no audit record for the fetch".into());
@@ -101,7 +106,11 @@ async fn run() -> Result<(), Box<dyn Error>> {
         return Err("no audit record for the search".into());
     };
     println!("search record: {}", record.to_json_line());
-    if run.call("no_such_tool", &serde_json::json!({})).await.is_ok() {
+    if run
+        .call("no_such_tool", &serde_json::json!({}))
+        .await
+        .is_ok()
+    {
         return Err("an unknown tool was called".into());
     }
     println!("ok");
