@@ -75,3 +75,8 @@ fn extraction() {
 fn search_response() {
     replay("search_response", webgate::fuzzing::search_response);
 }
+
+#[test]
+fn robots() {
+    replay("robots", webgate::fuzzing::robots);
+}
