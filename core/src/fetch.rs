@@ -581,13 +581,7 @@ impl Fetcher {
             if let Some(file) = RobotsTxt::from_status(status) {
                 return Ok(file);
             }
-            let codings = body::parse_codings(
-                resp.headers()
-                    .get_all(CONTENT_ENCODING)
-                    .iter()
-                    .map(|v| std::str::from_utf8(v.as_bytes()).unwrap_or("\u{fffd}")),
-            );
-            let Ok(codings) = codings else {
+            let Ok(codings) = content_codings(resp.headers()) else {
                 hop.failed_at = Some("body");
                 return Ok(RobotsTxt::Unreachable(Unreachable::Network));
             };
@@ -897,13 +891,7 @@ impl Fetcher {
             });
         }
         let unreadable = || FetchError::BodyRead { url: shown.clone() };
-        let codings = body::parse_codings(
-            headers
-                .get_all(CONTENT_ENCODING)
-                .iter()
-                .map(|v| std::str::from_utf8(v.as_bytes()).unwrap_or("\u{fffd}")),
-        );
-        let codings = match codings {
+        let codings = match content_codings(headers) {
             Ok(c) => c,
             Err(_) => {
                 hop.failed_at = Some("body");
@@ -995,6 +983,17 @@ impl Fetcher {
             title,
         })
     }
+}
+
+/// Every `Content-Encoding` value of a head, in order, as the body
+/// module reads them (a value that is not UTF-8 is no coding it knows).
+fn content_codings(headers: &hyper::HeaderMap) -> Result<Vec<body::Coding>, BodyFail> {
+    body::parse_codings(
+        headers
+            .get_all(CONTENT_ENCODING)
+            .iter()
+            .map(|v| std::str::from_utf8(v.as_bytes()).unwrap_or("\u{fffd}")),
+    )
 }
 
 /// An error and its sources, `: `-joined (hyper's own text is often just
