@@ -286,7 +286,12 @@ fn hops(n: usize) -> impl Fn(&Outcome, &FetchAudit) -> Result<(), String> {
 fn inflated(n: usize, cut: bool) -> impl Fn(&Outcome, &FetchAudit) -> Result<(), String> {
     move |o, a| {
         let body = a.hops.last().and_then(|h| h.body.as_ref());
-        let got = body.map(|b| (b.bytes_inflated, b.cap == Some("truncated")));
+        let got = body.map(|b| {
+            (
+                b.bytes_inflated,
+                b.cap == Some(webgate::audit::CapAction::Truncated),
+            )
+        });
         let ok = match got {
             // Reading stops one byte past the cap: that byte is how it
             // knows the body is longer.

@@ -79,6 +79,127 @@ pub(crate) fn ms(d: std::time::Duration) -> f64 {
     (d.as_secs_f64() * 1e6).round() / 1e3
 }
 
+/// Declares one closed set of words a record uses, each serialized as its
+/// word: the audit's vocabulary is typed, so a misspelt phase cannot reach
+/// a host's log, and a host can match on it.
+macro_rules! audit_words {
+    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $v:ident => $s:literal,)+ }) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum $name {
+            $($(#[$vm])* $v,)+
+        }
+
+        impl $name {
+            /// The word records and events show.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$v => $s,)+
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+    };
+}
+
+audit_words! {
+    /// Where a request failed: the phase of the IO loop that ended it.
+    FailedAt {
+        /// The name lookup failed or timed out.
+        Resolve => "resolve",
+        /// Every address was in a blocked range.
+        Vet => "vet",
+        /// No connection attempt succeeded in the connect limit.
+        Connect => "connect",
+        /// The TLS handshake failed or timed out.
+        Tls => "tls",
+        /// No response head arrived.
+        Head => "head",
+        /// The hop rule refused the redirect.
+        Redirect => "redirect",
+        /// The status was not 2xx (nor a redirect).
+        Status => "status",
+        /// The Content-Type was missing or refused.
+        ContentType => "content-type",
+        /// The charset is not one the decoder knows.
+        Charset => "charset",
+        /// The body was refused by the cap, or could not be read.
+        Body => "body",
+    }
+}
+
+audit_words! {
+    /// The hop rule's verdict on a redirect.
+    RedirectVerdict {
+        /// The next URL was admitted and requested.
+        Followed => "followed",
+        /// The next URL was refused.
+        Refused => "refused",
+    }
+}
+
+audit_words! {
+    /// What robots.txt said of one URL.
+    RobotsVerdict {
+        /// The URL may be fetched.
+        Allowed => "allowed",
+        /// A rule disallows it.
+        Disallowed => "disallowed",
+        /// The file could not be read, which disallows everything.
+        Unreachable => "unreachable",
+    }
+}
+
+audit_words! {
+    /// How an origin's robots.txt was read.
+    RobotsFile {
+        /// Read and parsed.
+        Rules => "rules",
+        /// 4xx, or a redirect not followed: everything allowed.
+        Unavailable => "unavailable",
+        /// 5xx, network failure or time-out: everything disallowed.
+        Unreachable => "unreachable",
+    }
+}
+
+audit_words! {
+    /// The class a body's Content-Type was sorted into.
+    BodyClass {
+        /// HTML, extracted.
+        Html => "html",
+        /// JSON, XML and the like, returned as text.
+        Structured => "structured",
+        /// Flat text.
+        Text => "text",
+        /// A type the contract refuses.
+        Refused => "refused",
+        /// No usable Content-Type.
+        Missing => "missing",
+    }
+}
+
+audit_words! {
+    /// What the body cap did.
+    CapAction {
+        /// The body was refused (declared or inflated over the cap).
+        Refused => "refused",
+        /// Flat text was cut at the cap.
+        Truncated => "truncated",
+    }
+}
+
 /// The record of one `web_fetch` call.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[non_exhaustive]
@@ -133,17 +254,15 @@ impl FetchAudit {
 
 /// One robots.txt verdict: the URL judged and how its origin's file was
 /// read.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct RobotsAudit {
     /// The URL judged, redacted.
     pub url: String,
-    /// `allowed`, `disallowed` or `unreachable`.
-    pub verdict: &'static str,
-    /// What the file was: `rules` (read and parsed), `unavailable` (4xx
-    /// or a redirect not followed: all allowed) or `unreachable` (5xx,
-    /// network failure, time-out: all disallowed).
-    pub file: &'static str,
+    /// What the file said of the URL.
+    pub verdict: RobotsVerdict,
+    /// How the file was read.
+    pub file: RobotsFile,
     /// The file was read earlier in this run; no request was made.
     pub remembered: bool,
     /// The requests that read the file, in order.
@@ -174,10 +293,9 @@ pub struct HopAudit {
     pub body: Option<BodyAudit>,
     /// Time per phase.
     pub phases: Phases,
-    /// Where this request failed (`resolve`, `vet`, `connect`, `tls`,
-    /// `head`, `redirect`, `status`, `content-type`, `charset`, `body`),
-    /// with the outcome's id at the top of the record.
-    pub failed_at: Option<&'static str>,
+    /// Where this request failed, with the outcome's id at the top of
+    /// the record.
+    pub failed_at: Option<FailedAt>,
     /// The error behind a TLS or HTTP failure (rustls's or hyper's own
     /// words), for the host: the model's text only ever says "network
     /// error".
@@ -242,8 +360,8 @@ pub struct TlsAudit {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct RedirectAudit {
-    /// `followed` or `refused`.
-    pub verdict: &'static str,
+    /// Followed or refused.
+    pub verdict: RedirectVerdict,
     /// The next URL, redacted, when followed.
     pub to: Option<String>,
     /// The reason's message id, when refused.
@@ -254,8 +372,9 @@ pub struct RedirectAudit {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct BodyAudit {
-    /// `html`, `structured`, `text`, or `refused` / `missing`.
-    pub class: &'static str,
+    /// The class of its Content-Type, once judged (robots.txt files are
+    /// read whatever their type: none).
+    pub class: Option<BodyClass>,
     /// The encoding used to decode it (`UTF-8`, `Shift_JIS`, …).
     pub charset: Option<&'static str>,
     /// The content codings, as listed.
@@ -266,9 +385,8 @@ pub struct BodyAudit {
     pub bytes_received: u64,
     /// Bytes the decoders produced (at most one past the cap).
     pub bytes_inflated: u64,
-    /// `refused` when the cap refused the body (declared or inflated),
-    /// `truncated` when it cut flat text.
-    pub cap: Option<&'static str>,
+    /// What the cap did, when it acted.
+    pub cap: Option<CapAction>,
 }
 
 /// Milliseconds per phase of one request.

@@ -7,13 +7,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
-use hyper::header::{
-    HeaderValue, ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, HOST, LOCATION,
-    USER_AGENT,
-};
-use hyper::{Request, Response};
+use hyper::header::{HeaderValue, ACCEPT_ENCODING, LOCATION};
+use hyper::{Method, Response};
 use rustls::pki_types::ServerName;
 use serde_json::Value;
 use tokio::time::Instant;
@@ -21,10 +17,10 @@ use tracing::Instrument;
 
 use crate::args::parse_fetch_args;
 use crate::audit::{
-    ms, AddressAudit, AuditSettings, BodyAudit, FetchAudit, HopAudit, RedirectAudit, RobotsAudit,
-    TlsAudit,
+    ms, AddressAudit, AuditSettings, BodyAudit, CapAction, FailedAt, FetchAudit, HopAudit,
+    RedirectAudit, RedirectVerdict, RobotsAudit, RobotsFile, RobotsVerdict, TlsAudit,
 };
-use crate::body::{self, charset, BodyDecoder, BodyFail, CapMode, Flow, MediaClass, TypeRefusal};
+use crate::body::{self, charset, BodyDecoder, BodyFail, CapMode, MediaClass};
 use crate::extract;
 use crate::messages::{Extraction, FetchError, FetchOk, Progress, RobotsRefusal, SetupError};
 use crate::net::http::{self, ConnGuard};
@@ -392,7 +388,7 @@ impl Fetcher {
                         let to = self.inner.audit.url(next.as_str());
                         tracing::info!(target: "webgate", to = %to, "redirect followed");
                         hop.redirect = Some(RedirectAudit {
-                            verdict: "followed",
+                            verdict: RedirectVerdict::Followed,
                             to: Some(to),
                             reason: None,
                         });
@@ -405,11 +401,11 @@ impl Fetcher {
                         };
                         tracing::info!(target: "webgate", reason, "redirect refused");
                         hop.redirect = Some(RedirectAudit {
-                            verdict: "refused",
+                            verdict: RedirectVerdict::Refused,
                             to: None,
                             reason,
                         });
-                        hop.failed_at = Some("redirect");
+                        hop.failed_at = Some(FailedAt::Redirect);
                         Some(Err(e))
                     }
                     Hop::NotARedirect => None,
@@ -452,7 +448,10 @@ impl Fetcher {
         let origin = url.as_url().origin().ascii_serialization();
         let mut record = RobotsAudit {
             url: self.inner.audit.url(url.as_str()),
-            ..Default::default()
+            verdict: RobotsVerdict::Unreachable,
+            file: RobotsFile::Unreachable,
+            remembered: false,
+            hops: Vec::new(),
         };
         let file = match memo.get(&origin) {
             Some(f) => {
@@ -467,8 +466,6 @@ impl Fetcher {
                 let f = match read {
                     Ok(f) => Arc::new(f),
                     Err(e) => {
-                        record.verdict = "unreachable";
-                        record.file = "unreachable";
                         audit.robots.push(record);
                         return Err(e);
                     }
@@ -478,9 +475,9 @@ impl Fetcher {
             }
         };
         record.file = match *file {
-            RobotsTxt::Rules(_) => "rules",
-            RobotsTxt::Unavailable => "unavailable",
-            RobotsTxt::Unreachable(_) => "unreachable",
+            RobotsTxt::Rules(_) => RobotsFile::Rules,
+            RobotsTxt::Unavailable => RobotsFile::Unavailable,
+            RobotsTxt::Unreachable(_) => RobotsFile::Unreachable,
         };
         let agent = robots::product_token(&policy.user_agent);
         let verdict = file.verdict(agent, &robots::path_of(url.as_url()));
@@ -490,14 +487,14 @@ impl Fetcher {
             robots::Verdict::Unreachable(u) => Some(RobotsRefusal::Unreachable(u)),
         };
         record.verdict = match verdict {
-            robots::Verdict::Allowed => "allowed",
-            robots::Verdict::Disallowed => "disallowed",
-            robots::Verdict::Unreachable(_) => "unreachable",
+            robots::Verdict::Allowed => RobotsVerdict::Allowed,
+            robots::Verdict::Disallowed => RobotsVerdict::Disallowed,
+            robots::Verdict::Unreachable(_) => RobotsVerdict::Unreachable,
         };
         tracing::info!(
             target: "webgate",
-            verdict = record.verdict,
-            file = record.file,
+            verdict = record.verdict.as_str(),
+            file = record.file.as_str(),
             remembered = record.remembered,
             "robots.txt"
         );
@@ -553,7 +550,7 @@ impl Fetcher {
             match next_hop(&current, status, location.as_deref(), followed, policy) {
                 Hop::Follow(next) => {
                     hop.redirect = Some(RedirectAudit {
-                        verdict: "followed",
+                        verdict: RedirectVerdict::Followed,
                         to: Some(self.inner.audit.url(next.as_str())),
                         reason: None,
                     });
@@ -567,7 +564,7 @@ impl Fetcher {
                 // page's own request still meets every rule).
                 Hop::Refuse(e) => {
                     hop.redirect = Some(RedirectAudit {
-                        verdict: "refused",
+                        verdict: RedirectVerdict::Refused,
                         to: None,
                         reason: match &e {
                             FetchError::RedirectRefused { reason, .. } => Some(reason.id()),
@@ -581,8 +578,8 @@ impl Fetcher {
             if let Some(file) = RobotsTxt::from_status(status) {
                 return Ok(file);
             }
-            let Ok(codings) = content_codings(resp.headers()) else {
-                hop.failed_at = Some("body");
+            let Ok(codings) = body::head::codings(resp.headers()) else {
+                hop.failed_at = Some(FailedAt::Body);
                 return Ok(RobotsTxt::Unreachable(Unreachable::Network));
             };
             let Ok(mut decoder) = BodyDecoder::new(
@@ -593,7 +590,7 @@ impl Fetcher {
                 return Ok(RobotsTxt::Unreachable(Unreachable::Network));
             };
             let t = Instant::now();
-            let read = pull(resp.into_body(), &mut decoder, deadline).await;
+            let read = http::pull(resp.into_body(), &mut decoder, deadline, |_| {}).await;
             drop(conn);
             hop.phases.body_ms = Some(ms(t.elapsed()));
             hop.body = Some(BodyAudit {
@@ -604,7 +601,7 @@ impl Fetcher {
             return Ok(match read.and_then(|()| decoder.finish()) {
                 Ok(b) => RobotsTxt::parse(&b.bytes),
                 Err(_) => {
-                    hop.failed_at = Some("body");
+                    hop.failed_at = Some(FailedAt::Body);
                     if Instant::now() >= deadline {
                         RobotsTxt::Unreachable(Unreachable::Timeout)
                     } else {
@@ -648,7 +645,7 @@ impl Fetcher {
         hop.phases.resolve_ms = Some(ms(t.elapsed()));
         let answers = answers
             .map_err(|_| {
-                hop.failed_at = Some("resolve");
+                hop.failed_at = Some(FailedAt::Resolve);
                 if lookup_by < deadline {
                     tracing::info!(target: "webgate", "lookup timed out");
                     FetchError::DnsFailed {
@@ -659,7 +656,7 @@ impl Fetcher {
                 }
             })?
             .map_err(|_| {
-                hop.failed_at = Some("resolve");
+                hop.failed_at = Some(FailedAt::Resolve);
                 tracing::info!(target: "webgate", "lookup failed");
                 FetchError::DnsFailed {
                     host: host.to_string(),
@@ -689,7 +686,7 @@ impl Fetcher {
             }
         }
         if vetted.is_empty() {
-            hop.failed_at = Some("vet");
+            hop.failed_at = Some(FailedAt::Vet);
             return Err(FetchError::NoAllowedAddress {
                 host: host.to_string(),
             });
@@ -713,11 +710,11 @@ impl Fetcher {
         let stream = match stream {
             Ok(Ok(s)) => s,
             Ok(Err(())) => {
-                hop.failed_at = Some("connect");
+                hop.failed_at = Some(FailedAt::Connect);
                 return Err(failed());
             }
             Err(_) => {
-                hop.failed_at = Some("connect");
+                hop.failed_at = Some(FailedAt::Connect);
                 return Err(timed_out());
             }
         };
@@ -732,13 +729,13 @@ impl Fetcher {
         let tls = match tls {
             Ok(Ok(s)) => s,
             Ok(Err(e)) => {
-                hop.failed_at = Some("tls");
+                hop.failed_at = Some(FailedAt::Tls);
                 tracing::info!(target: "webgate", error = %e, "tls handshake failed");
                 hop.cause = Some(error_chain(&e));
                 return Err(failed());
             }
             Err(_) => {
-                hop.failed_at = Some("tls");
+                hop.failed_at = Some(FailedAt::Tls);
                 return Err(timed_out());
             }
         };
@@ -760,32 +757,18 @@ impl Fetcher {
         );
         hop.tls = Some(tls_audit);
         let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
-        let mut req = Request::builder()
-            .header(
-                USER_AGENT,
-                HeaderValue::from_str(&inner.policy.user_agent).map_err(|_| failed())?,
-            )
-            .header(ACCEPT_ENCODING, body::ACCEPT_ENCODING);
-        if h2 {
-            // h2 takes the authority from the absolute URI (`:authority`).
-            req = req.uri(url.as_str());
-        } else {
-            let authority = match url.as_url().port() {
-                Some(p) => format!("{host}:{p}"),
-                None => host.to_string(),
-            };
-            let path = match url.as_url().query() {
-                Some(q) => format!("{}?{q}", url.as_url().path()),
-                None => url.as_url().path().to_string(),
-            };
-            req = req
-                .header(
-                    HOST,
-                    HeaderValue::from_str(&authority).map_err(|_| failed())?,
-                )
-                .uri(path);
-        }
-        let req = req.body(Full::new(Bytes::new())).map_err(|_| failed())?;
+        let req = http::request(
+            Method::GET,
+            url.as_url(),
+            h2,
+            &inner.policy.user_agent,
+            &[(
+                ACCEPT_ENCODING,
+                HeaderValue::from_static(body::ACCEPT_ENCODING),
+            )],
+            Bytes::new(),
+        )
+        .ok_or_else(failed)?;
         progress::report(Progress::Requesting { url: url.display() });
         let t = Instant::now();
         let head = tokio::time::timeout_at(deadline, http::send(tls, h2, req)).await;
@@ -793,14 +776,14 @@ impl Fetcher {
         match head {
             Ok(Ok(head)) => Ok(head),
             Ok(Err(e)) => {
-                hop.failed_at = Some("head");
+                hop.failed_at = Some(FailedAt::Head);
                 *gone = http::connection_gone(&e);
                 tracing::info!(target: "webgate", error = %e, gone = *gone, "no response head");
                 hop.cause = Some(error_chain(&e));
                 Err(failed())
             }
             Err(_) => {
-                hop.failed_at = Some("head");
+                hop.failed_at = Some(FailedAt::Head);
                 Err(timed_out())
             }
         }
@@ -821,96 +804,56 @@ impl Fetcher {
         // OK because the caller pushed this request's hop.
         let hop = audit.hops.last_mut().expect("hop");
         let shown = url.display();
-        let status = resp.status().as_u16();
-        if !(200..300).contains(&status) {
-            hop.failed_at = Some("status");
-            return Err(FetchError::Status { url: shown, status });
-        }
-        let headers = resp.headers();
-        // Every Content-Type header, in order (Fetch's "extract a MIME type").
-        let ct_values: Vec<&[u8]> = headers
-            .get_all(CONTENT_TYPE)
-            .iter()
-            .map(|v| v.as_bytes())
-            .collect();
-        let declared = headers
-            .get(CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok());
-        let body_audit = hop.body.insert(BodyAudit {
-            declared_length: declared,
-            ..Default::default()
-        });
-        let ct = match body::classify(&ct_values) {
-            Ok(ct) => ct,
-            Err(r) => {
-                hop.failed_at = Some("content-type");
-                return Err(match r {
-                    TypeRefusal::Missing => {
-                        body_audit.class = "missing";
-                        FetchError::TypeMissing { url: shown.clone() }
-                    }
-                    TypeRefusal::Refused(content_type) => {
-                        body_audit.class = "refused";
-                        FetchError::TypeRefused {
-                            content_type,
-                            url: shown.clone(),
-                        }
-                    }
-                });
+        let body_audit = hop.body.insert(BodyAudit::default());
+        let plan = body::head::judge(
+            resp.status().as_u16(),
+            resp.headers(),
+            policy.body_cap,
+            body_audit,
+        );
+        let plan = match plan {
+            Ok(plan) => plan,
+            Err(refusal) => {
+                hop.failed_at = Some(refusal.failed_at());
+                match refusal {
+                    body::head::HeadRefusal::Status(_) => hop.body = None,
+                    body::head::HeadRefusal::DeclaredOverCap => tracing::info!(
+                        target: "webgate",
+                        declared = body_audit.declared_length,
+                        "declared length over the cap"
+                    ),
+                    body::head::HeadRefusal::Codings => tracing::info!(
+                        target: "webgate",
+                        "unknown or too many content codings"
+                    ),
+                    _ => {}
+                }
+                return Err(refusal.into_error(shown, policy.body_cap));
             }
         };
-        body_audit.class = match ct.class {
-            MediaClass::Html => "html",
-            MediaClass::Structured => "structured",
-            MediaClass::Text => "text",
-        };
-        let encoding = match charset::encoding_for(ct.charset.as_deref()) {
-            Ok(e) => e,
-            Err(_) => {
-                hop.failed_at = Some("charset");
-                return Err(FetchError::CharsetUnknown {
-                    url: shown.clone(),
-                    charset: ct.charset.clone().unwrap_or_default(),
-                });
-            }
-        };
-        body_audit.charset = Some(encoding.name());
-        let mode = if ct.class == MediaClass::Text {
-            CapMode::Truncate
-        } else {
-            CapMode::Refuse
-        };
-        if mode == CapMode::Refuse && declared.is_some_and(|n| n > policy.body_cap) {
-            body_audit.cap = Some("refused");
-            hop.failed_at = Some("body");
-            tracing::info!(target: "webgate", declared, "declared length over the cap");
-            return Err(FetchError::BodyCap {
-                url: shown,
-                limit: policy.body_cap,
-            });
-        }
         let unreadable = || FetchError::BodyRead { url: shown.clone() };
-        let codings = match content_codings(headers) {
-            Ok(c) => c,
-            Err(_) => {
-                hop.failed_at = Some("body");
-                tracing::info!(target: "webgate", "unknown or too many content codings");
-                return Err(unreadable());
-            }
-        };
-        body_audit.encodings = codings.iter().map(|c| c.as_str()).collect();
         tracing::info!(
             target: "webgate",
-            class = body_audit.class,
-            charset = encoding.name(),
+            class = body_audit.class.map(|c| c.as_str()),
+            charset = plan.encoding.name(),
             encodings = ?body_audit.encodings,
             "body accepted for reading"
         );
-        let mut decoder =
-            BodyDecoder::new(&codings, policy.body_cap, mode).map_err(|_| unreadable())?;
+        let mut decoder = BodyDecoder::new(&plan.codings, policy.body_cap, plan.mode)
+            .map_err(|_| unreadable())?;
         let t = Instant::now();
-        let read = pull(resp.into_body(), &mut decoder, deadline).await;
+        let mut reported = 0;
+        let read = http::pull(resp.into_body(), &mut decoder, deadline, |d| {
+            // Progress every BODY_REPORT_BYTES received.
+            let steps = d.received() / progress::BODY_REPORT_BYTES;
+            if steps > reported {
+                reported = steps;
+                progress::report(Progress::Body {
+                    bytes: d.received(),
+                });
+            }
+        })
+        .await;
         body_audit.bytes_received = decoder.received();
         body_audit.bytes_inflated = decoder.inflated();
         progress::report(Progress::Body {
@@ -921,9 +864,9 @@ impl Fetcher {
         let body = match body {
             Ok(b) => b,
             Err(f) => {
-                hop.failed_at = Some("body");
+                hop.failed_at = Some(FailedAt::Body);
                 if f == BodyFail::Cap {
-                    body_audit.cap = Some("refused");
+                    body_audit.cap = Some(CapAction::Refused);
                 }
                 tracing::info!(
                     target: "webgate",
@@ -942,7 +885,7 @@ impl Fetcher {
             }
         };
         if body.truncated {
-            body_audit.cap = Some("truncated");
+            body_audit.cap = Some(CapAction::Truncated);
         }
         tracing::info!(
             target: "webgate",
@@ -952,8 +895,8 @@ impl Fetcher {
             "body read"
         );
         let t = Instant::now();
-        let decoded = charset::decode_owned(body.bytes, encoding);
-        let (mut text, extraction, title, extract_cut) = match ct.class {
+        let decoded = charset::decode_owned(body.bytes, plan.encoding);
+        let (mut text, extraction, title, extract_cut) = match plan.class {
             MediaClass::Html => {
                 progress::report(Progress::Extracting);
                 let page = extract_html(decoded, url.as_url().clone(), opts.raw, policy).await;
@@ -985,17 +928,6 @@ impl Fetcher {
     }
 }
 
-/// Every `Content-Encoding` value of a head, in order, as the body
-/// module reads them (a value that is not UTF-8 is no coding it knows).
-fn content_codings(headers: &hyper::HeaderMap) -> Result<Vec<body::Coding>, BodyFail> {
-    body::parse_codings(
-        headers
-            .get_all(CONTENT_ENCODING)
-            .iter()
-            .map(|v| std::str::from_utf8(v.as_bytes()).unwrap_or("\u{fffd}")),
-    )
-}
-
 /// An error and its sources, `: `-joined (hyper's own text is often just
 /// "connection error" with the detail one source down).
 fn error_chain(e: &dyn std::error::Error) -> String {
@@ -1016,41 +948,6 @@ pub(crate) fn deadline_after(limit: std::time::Duration) -> Instant {
     now.checked_add(limit)
         .or_else(|| now.checked_add(std::time::Duration::from_secs(30 * 365 * 86_400)))
         .unwrap_or(now)
-}
-
-/// Moves the body's frames into `decoder` until the end, the decoder's
-/// cap, a failure or the deadline (a body that stops arriving in time is
-/// unreadable), reporting progress as bytes arrive.
-async fn pull(
-    mut incoming: Incoming,
-    decoder: &mut BodyDecoder,
-    deadline: Instant,
-) -> Result<(), BodyFail> {
-    loop {
-        let frame = match tokio::time::timeout_at(deadline, incoming.frame()).await {
-            Ok(f) => f,
-            Err(_) => return Err(BodyFail::Unreadable),
-        };
-        match frame {
-            None => return Ok(()),
-            Some(Err(_)) => return Err(BodyFail::Unreadable),
-            Some(Ok(f)) => {
-                if let Ok(data) = f.into_data() {
-                    let before = decoder.received() / progress::BODY_REPORT_BYTES;
-                    let pushed = decoder.push(&data);
-                    if decoder.received() / progress::BODY_REPORT_BYTES > before {
-                        progress::report(Progress::Body {
-                            bytes: decoder.received(),
-                        });
-                    }
-                    match pushed? {
-                        Flow::More => {}
-                        Flow::Full => return Ok(()),
-                    }
-                }
-            }
-        }
-    }
 }
 
 /// Turns an HTML page into text on a blocking thread (extraction is CPU

@@ -1,6 +1,7 @@
 //! Turning a response into text (contract §7, §8), pure over byte chunks:
-//! the Content-Type class, the charset, streaming decompression under the
-//! byte cap, and character-boundary truncation.
+//! what the response head decides, the Content-Type class, the charset,
+//! streaming decompression under the byte cap, and character-boundary
+//! truncation.
 //!
 //! **Architecture Invariant:** nothing here does IO; the fetch loop pushes
 //! chunks in as they arrive and stops when told.
@@ -9,6 +10,7 @@ pub mod charset;
 pub mod content_type;
 #[doc(hidden)]
 pub mod decode;
+pub(crate) mod head;
 pub mod text;
 
 pub use content_type::{classify, ContentType, MediaClass, TypeRefusal};
