@@ -13,7 +13,7 @@ use webgate::fetch::Fetcher;
 use webgate::messages::{SearchError, SearchRow};
 use webgate::net::{BoxFuture, StaticResolve};
 use webgate::policy::Policy;
-use webgate::search::{Provider, Searcher};
+use webgate::search::{Provider, Report, Searcher};
 
 /// A provider that counts calls and answers one row.
 struct Counting(AtomicUsize);
@@ -25,6 +25,7 @@ impl Provider for Counting {
     fn search<'a>(
         &'a self,
         args: &'a SearchArgs,
+        _report: &'a Report,
     ) -> BoxFuture<'a, Result<Vec<SearchRow>, SearchError>> {
         self.0.fetch_add(1, Ordering::SeqCst);
         let row = SearchRow {

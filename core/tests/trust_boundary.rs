@@ -21,7 +21,7 @@ use webgate::messages::{
 };
 use webgate::net::{BoxFuture, StaticResolve};
 use webgate::policy::Policy;
-use webgate::search::{Provider, Searcher};
+use webgate::search::{Provider, Report, Searcher};
 
 /// Characters that end or reorder a line for some reader of the text.
 fn breaks_a_line(c: char) -> bool {
@@ -66,6 +66,7 @@ impl Provider for Echo {
     fn search<'a>(
         &'a self,
         args: &'a SearchArgs,
+        _report: &'a Report,
     ) -> BoxFuture<'a, Result<Vec<SearchRow>, SearchError>> {
         let row = SearchRow {
             title: args.query.clone(),

@@ -1,16 +1,92 @@
-//! One HTTP exchange over an established stream: hyper's client
-//! connection (HTTP/1.1, or h2 when ALPN chose it), the connection task,
-//! and the response head. Shared by `web_fetch` and the search gateway.
+//! One HTTP exchange over an established stream: the request as it goes
+//! on the wire, hyper's client connection (HTTP/1.1, or h2 when ALPN chose
+//! it), the connection task, the response head, and the body moved into a
+//! decoder under a deadline. Shared by `web_fetch` and the search client,
+//! so both shape requests and read bodies the same way.
 
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
-use http_body_util::Full;
+use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
-use hyper::{Request, Response};
+use hyper::header::{HeaderName, HeaderValue, HOST, USER_AGENT};
+use hyper::{Method, Request, Response};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::time::Instant;
+use url::Url;
+
+use crate::body::{BodyDecoder, BodyFail, Flow};
+
+/// A request for `url` as it goes on the wire: the User-Agent first, then
+/// `headers`; over h2 an absolute URI (it carries `:authority`), over
+/// HTTP/1.1 an origin-form target with a `Host` header (the port only
+/// when the URL names one). `None` when a value is not a valid header
+/// value (a policy's User-Agent is validated before any call).
+pub(crate) fn request(
+    method: Method,
+    url: &Url,
+    h2: bool,
+    user_agent: &str,
+    headers: &[(HeaderName, HeaderValue)],
+    body: Bytes,
+) -> Option<Request<Full<Bytes>>> {
+    let mut b = Request::builder()
+        .method(method)
+        .header(USER_AGENT, HeaderValue::from_str(user_agent).ok()?);
+    for (k, v) in headers {
+        b = b.header(k, v);
+    }
+    b = if h2 {
+        b.uri(url.as_str())
+    } else {
+        let host = url.host_str().unwrap_or_default();
+        let authority = match url.port() {
+            Some(p) => format!("{host}:{p}"),
+            None => host.to_string(),
+        };
+        let target = match url.query() {
+            Some(q) => format!("{}?{q}", url.path()),
+            None => url.path().to_string(),
+        };
+        b.header(HOST, HeaderValue::from_str(&authority).ok()?)
+            .uri(target)
+    };
+    b.body(Full::new(body)).ok()
+}
+
+/// Moves a body's frames into `decoder` until the end, the decoder's cap,
+/// a failure or the deadline (a body that stops arriving in time is
+/// unreadable). `on_data` sees the decoder after every data frame (the
+/// fetch reports progress from it).
+pub(crate) async fn pull(
+    mut incoming: Incoming,
+    decoder: &mut BodyDecoder,
+    deadline: Instant,
+    mut on_data: impl FnMut(&BodyDecoder),
+) -> Result<(), BodyFail> {
+    loop {
+        let frame = match tokio::time::timeout_at(deadline, incoming.frame()).await {
+            Ok(f) => f,
+            Err(_) => return Err(BodyFail::Unreadable),
+        };
+        match frame {
+            None => return Ok(()),
+            Some(Err(_)) => return Err(BodyFail::Unreadable),
+            Some(Ok(f)) => {
+                if let Ok(data) = f.into_data() {
+                    let pushed = decoder.push(&data);
+                    on_data(decoder);
+                    match pushed? {
+                        Flow::More => {}
+                        Flow::Full => return Ok(()),
+                    }
+                }
+            }
+        }
+    }
+}
 
 /// Aborts the connection task when dropped, so nothing is left running
 /// once the caller is done with the response.

@@ -9,14 +9,15 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
-use hyper::header::{HeaderName, HeaderValue, HOST, RETRY_AFTER, USER_AGENT};
-use hyper::{Method, Request};
+use hyper::header::{HeaderName, HeaderValue, RETRY_AFTER};
+use hyper::Method;
 use rustls::pki_types::ServerName;
 use serde_json::Value;
 use url::Url;
 
+use super::Report;
+use crate::body::{BodyDecoder, BodyFail, CapMode};
 use crate::messages::{SearchError, SetupError};
 use crate::net::{http, BoxFuture, Io, TlsSettings};
 use crate::policy::Policy;
@@ -127,14 +128,15 @@ impl Client {
         self
     }
 
-    /// One exchange under the deadline. `Ok(Ok(body))` for a 2xx within
-    /// the cap, `Ok(Err(refused))` for any other status.
+    /// One exchange under the deadline, noted in `report`. `Ok(Ok(body))`
+    /// for a 2xx within the cap, `Ok(Err(refused))` for any other status.
     pub(crate) async fn exchange(
         &self,
         method: Method,
         url: &Url,
         headers: &[(HeaderName, HeaderValue)],
         body: Option<Bytes>,
+        report: &Report,
     ) -> Result<Result<Vec<u8>, Refused>, SearchError> {
         use SearchError::{Read, Request as Req};
         let deadline = crate::fetch::deadline_after(self.policy.search_deadline);
@@ -145,29 +147,17 @@ impl Client {
             .await
             .map_err(|_| Req)?
             .map_err(|_| Req)?;
-        let authority = match url.port() {
-            Some(p) => format!("{host}:{p}"),
-            None => host.to_string(),
-        };
-        let path = match url.query() {
-            Some(q) => format!("{}?{q}", url.path()),
-            None => url.path().to_string(),
-        };
-        let build = |h2: bool| -> Result<Request<Full<Bytes>>, SearchError> {
-            let mut b = Request::builder().method(method.clone()).header(
-                USER_AGENT,
-                HeaderValue::from_str(&self.policy.user_agent).map_err(|_| Req)?,
-            );
-            for (k, v) in headers {
-                b = b.header(k, v);
-            }
-            b = if h2 {
-                b.uri(url.as_str())
-            } else {
-                b.header(HOST, authority.as_str()).uri(path.as_str())
-            };
-            b.body(Full::new(body.clone().unwrap_or_default()))
-                .map_err(|_| Req)
+        let body = body.unwrap_or_default();
+        let build = |h2: bool| {
+            http::request(
+                method.clone(),
+                url,
+                h2,
+                &self.policy.user_agent,
+                headers,
+                body.clone(),
+            )
+            .ok_or(Req)
         };
         let (resp, _guard) = if url.scheme() == "https" {
             let name = ServerName::try_from(bare.to_string()).map_err(|_| Req)?;
@@ -197,52 +187,41 @@ impl Client {
                 .get(RETRY_AFTER)
                 .and_then(|v| parse_retry_after(v.as_bytes(), SystemTime::now()))
         };
-        let mut incoming = resp.into_body();
         // Success bodies are read up to the cap (one byte more refuses);
-        // error bodies only as far as the message can show.
-        let limit = if success {
-            self.policy.search_body_cap
+        // error bodies only as far as the message can show. Providers
+        // send no Accept-Encoding, so no codings are undone.
+        let (limit, mode) = if success {
+            (self.policy.search_body_cap, CapMode::Refuse)
         } else {
-            self.policy.search_error_cut as u64 + 4
+            (self.policy.search_error_cut as u64 + 4, CapMode::Truncate)
         };
-        let mut buf: Vec<u8> = Vec::new();
-        loop {
-            match tokio::time::timeout_at(deadline, incoming.frame()).await {
-                Ok(None) => break,
-                Ok(Some(Ok(f))) => {
-                    let Ok(d) = f.into_data() else { continue };
-                    if buf.len() as u64 + d.len() as u64 > limit {
-                        if success {
-                            super::note_exchange(code, buf.len() as u64 + d.len() as u64);
-                            return Err(SearchError::TooBig { limit });
-                        }
-                        let room = limit as usize - buf.len();
-                        buf.extend_from_slice(&d[..room]);
-                        break;
-                    }
-                    buf.extend_from_slice(&d);
-                }
-                Ok(Some(Err(_))) | Err(_) => {
-                    if success {
-                        return Err(Read);
-                    }
-                    return Ok(Err(Refused {
-                        code,
-                        body: None,
-                        retry_after,
-                    }));
-                }
+        let mut decoder = BodyDecoder::new(&[], limit, mode).map_err(|_| Read)?;
+        let read = http::pull(resp.into_body(), &mut decoder, deadline, |_| {}).await;
+        let received = decoder.received();
+        let body = read.and_then(|()| decoder.finish());
+        Ok(match (body, success) {
+            (Ok(b), true) => {
+                report.exchange(code, received);
+                Ok(b.bytes)
             }
-        }
-        super::note_exchange(code, buf.len() as u64);
-        Ok(if success {
-            Ok(buf)
-        } else {
-            Err(Refused {
+            (Ok(b), false) => {
+                report.exchange(code, b.bytes.len() as u64);
+                Err(Refused {
+                    code,
+                    body: Some(b.bytes),
+                    retry_after,
+                })
+            }
+            (Err(BodyFail::Cap), true) => {
+                report.exchange(code, received);
+                return Err(SearchError::TooBig { limit });
+            }
+            (Err(_), true) => return Err(Read),
+            (Err(_), false) => Err(Refused {
                 code,
-                body: Some(buf),
+                body: None,
                 retry_after,
-            })
+            }),
         })
     }
 }
@@ -256,9 +235,10 @@ impl Client {
         url: &Url,
         headers: &[(HeaderName, HeaderValue)],
         body: Option<Bytes>,
+        report: &Report,
     ) -> Result<Value, SearchError> {
         let body = self
-            .exchange(method, url, headers, body)
+            .exchange(method, url, headers, body, report)
             .await?
             .map_err(|r| r.into_error(self.policy.search_error_cut))?;
         json_body(&body)

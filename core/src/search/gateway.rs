@@ -7,7 +7,7 @@ use hyper::Method;
 use url::Url;
 
 use super::client::{results, Client};
-use super::{rows_from_results, Provider};
+use super::{rows_from_results, Provider, Report};
 use crate::args::SearchArgs;
 use crate::messages::{SearchError, SearchRow, SetupError};
 use crate::net::BoxFuture;
@@ -71,6 +71,7 @@ impl Provider for Gateway {
     fn search<'a>(
         &'a self,
         args: &'a SearchArgs,
+        report: &'a Report,
     ) -> BoxFuture<'a, Result<Vec<SearchRow>, SearchError>> {
         Box::pin(async move {
             let mut headers = vec![
@@ -83,7 +84,7 @@ impl Provider for Gateway {
             let body = args.to_json().to_string().into();
             let v = self
                 .client
-                .json(Method::POST, &self.endpoint, &headers, Some(body))
+                .json(Method::POST, &self.endpoint, &headers, Some(body), report)
                 .await?;
             let results = results(&v)?;
             rows_from_results(results)

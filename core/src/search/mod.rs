@@ -13,8 +13,7 @@ pub mod gateway;
 pub mod providers;
 mod response;
 
-use std::cell::Cell;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 use tracing::Instrument;
@@ -27,22 +26,38 @@ use crate::messages::{SearchError, SearchOk, SearchRow};
 use crate::net::BoxFuture;
 use crate::tool::Outcome;
 
-tokio::task_local! {
-    /// The provider's last HTTP status and body size in this call, set by
-    /// the shared client so that the audit record can show them without a
-    /// change to the [`Provider`] trait.
-    static EXCHANGE: Cell<(Option<u16>, Option<u64>)>;
+/// What a provider tells the audit record about its backend: the HTTP
+/// status and body size of its last exchange. Handed to every
+/// [`Provider::search`]; a provider that does not speak HTTP leaves it
+/// empty, and the record says nothing rather than something invented.
+#[derive(Debug, Default)]
+pub struct Report {
+    last: Mutex<Option<(u16, u64)>>,
 }
 
-/// Notes the status and body size of a provider exchange (no-op outside
-/// an audited call).
-#[cfg_attr(not(feature = "search-providers"), allow(dead_code))]
-pub(crate) fn note_exchange(status: u16, bytes: u64) {
-    let _ = EXCHANGE.try_with(|c| c.set((Some(status), Some(bytes))));
+impl Report {
+    /// An empty report.
+    pub fn new() -> Self {
+        Report::default()
+    }
+
+    /// Notes one exchange: its status and the body bytes received (a later
+    /// exchange in the same search replaces an earlier one).
+    pub fn exchange(&self, status: u16, bytes: u64) {
+        // A poisoned lock only means a provider panicked mid-note; the
+        // pair is still whole.
+        *self.last.lock().unwrap_or_else(|p| p.into_inner()) = Some((status, bytes));
+    }
+
+    /// The last exchange noted.
+    pub fn last(&self) -> Option<(u16, u64)> {
+        *self.last.lock().unwrap_or_else(|p| p.into_inner())
+    }
 }
 
 /// Where results come from. Receives accepted arguments only; returns rows
-/// or a typed failure (Transport / Backend families).
+/// or a typed failure (Transport / Backend families), and notes what its
+/// backend answered in `report`.
 pub trait Provider: Send + Sync + 'static {
     /// A short name for logs (`gateway`, `brave`, …).
     fn name(&self) -> &'static str;
@@ -50,6 +65,7 @@ pub trait Provider: Send + Sync + 'static {
     fn search<'a>(
         &'a self,
         args: &'a SearchArgs,
+        report: &'a Report,
     ) -> BoxFuture<'a, Result<Vec<SearchRow>, SearchError>>;
 }
 
@@ -135,24 +151,25 @@ impl Searcher {
         if self.audit.reveal_queries {
             audit.query = Some(accepted.query.clone());
         }
-        let (result, (status, bytes)) = EXCHANGE
-            .scope(Cell::new((None, None)), async {
-                // Every limit needs Tokio's timer: without it the call
-                // fails here rather than panic in the provider.
-                if !crate::net::timer_available() {
-                    tracing::error!(
-                        target: "webgate",
-                        "no Tokio runtime with the time driver: the search is not made"
-                    );
-                    return (Err(SearchError::Request), (None, None));
-                }
-                let r = self.search(accepted).await;
-                (r, EXCHANGE.with(Cell::get))
-            })
-            .instrument(span.clone())
-            .await;
-        audit.status = status;
-        audit.bytes = bytes;
+        let report = Report::new();
+        let result = async {
+            // Every limit needs Tokio's timer: without it the call fails
+            // here rather than panic in the provider.
+            if !crate::net::timer_available() {
+                tracing::error!(
+                    target: "webgate",
+                    "no Tokio runtime with the time driver: the search is not made"
+                );
+                return Err(SearchError::Request);
+            }
+            self.search_reporting(accepted, &report).await
+        }
+        .instrument(span.clone())
+        .await;
+        if let Some((status, bytes)) = report.last() {
+            audit.status = Some(status);
+            audit.bytes = Some(bytes);
+        }
         let outcome: Outcome = match &result {
             Ok(rows) => {
                 audit.rows = Some(rows.len());
@@ -206,11 +223,64 @@ impl Searcher {
 
     /// The typed API: checked rows, or the failure.
     pub async fn search(&self, args: &SearchArgs) -> Result<Vec<SearchRow>, SearchError> {
-        let rows = self.provider.search(args).await?;
+        self.search_reporting(args, &Report::new()).await
+    }
+
+    async fn search_reporting(
+        &self,
+        args: &SearchArgs,
+        report: &Report,
+    ) -> Result<Vec<SearchRow>, SearchError> {
+        let rows = self.provider.search(args, report).await?;
         // Whatever the provider, a row must name where it points.
         if let Some(index) = rows.iter().position(|r| r.url.trim().is_empty()) {
             return Err(SearchError::EmptyUrl { index });
         }
         Ok(rows)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A host's provider: no HTTP client of ours, its own report.
+    struct Own(Option<(u16, u64)>);
+
+    impl Provider for Own {
+        fn name(&self) -> &'static str {
+            "own"
+        }
+        fn search<'a>(
+            &'a self,
+            _args: &'a SearchArgs,
+            report: &'a Report,
+        ) -> BoxFuture<'a, Result<Vec<SearchRow>, SearchError>> {
+            if let Some((status, bytes)) = self.0 {
+                report.exchange(status, bytes);
+            }
+            Box::pin(async { Ok(Vec::new()) })
+        }
+    }
+
+    #[tokio::test]
+    async fn a_custom_providers_report_reaches_the_record() {
+        let args = serde_json::json!({"query": "q"});
+        let (_, audit) = Searcher::new(Arc::new(Own(Some((203, 7)))))
+            .call_audited(&args)
+            .await;
+        assert_eq!((audit.status, audit.bytes), (Some(203), Some(7)));
+        // Nothing reported: nothing invented.
+        let (_, audit) = Searcher::new(Arc::new(Own(None))).call_audited(&args).await;
+        assert_eq!((audit.status, audit.bytes), (None, None));
+    }
+
+    #[test]
+    fn a_later_exchange_replaces_an_earlier_one() {
+        let r = Report::new();
+        assert_eq!(r.last(), None);
+        r.exchange(500, 3);
+        r.exchange(200, 9);
+        assert_eq!(r.last(), Some((200, 9)));
     }
 }

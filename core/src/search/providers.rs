@@ -13,7 +13,7 @@ use url::Url;
 
 use super::client::{json_body, results, Client};
 use super::gateway::{bearer, endpoint, Gateway};
-use super::{rows_from_results, Provider};
+use super::{rows_from_results, Provider, Report};
 use crate::args::{Freshness, SafeSearch, SearchArgs};
 use crate::messages::{SearchError, SearchRow, SetupError};
 use crate::net::BoxFuture;
@@ -116,6 +116,7 @@ impl Provider for Brave {
     fn search<'a>(
         &'a self,
         args: &'a SearchArgs,
+        report: &'a Report,
     ) -> BoxFuture<'a, Result<Vec<SearchRow>, SearchError>> {
         Box::pin(async move {
             let mut url = self.endpoint.clone();
@@ -144,7 +145,10 @@ impl Provider for Brave {
                 (ACCEPT, HeaderValue::from_static("application/json")),
                 (HeaderName::from_static("x-subscription-token"), token),
             ];
-            let v = self.client.json(Method::GET, &url, &headers, None).await?;
+            let v = self
+                .client
+                .json(Method::GET, &url, &headers, None, report)
+                .await?;
             if !v.is_object() {
                 return Err(SearchError::Malformed);
             }
@@ -206,6 +210,7 @@ impl Provider for Searxng {
     fn search<'a>(
         &'a self,
         args: &'a SearchArgs,
+        report: &'a Report,
     ) -> BoxFuture<'a, Result<Vec<SearchRow>, SearchError>> {
         Box::pin(async move {
             let mut url = self.endpoint.clone();
@@ -231,7 +236,7 @@ impl Provider for Searxng {
             let headers = [(ACCEPT, HeaderValue::from_static("application/json"))];
             let body = match self
                 .client
-                .exchange(Method::GET, &url, &headers, None)
+                .exchange(Method::GET, &url, &headers, None, report)
                 .await?
             {
                 Ok(b) => b,
@@ -288,6 +293,7 @@ impl Provider for Tavily {
     fn search<'a>(
         &'a self,
         args: &'a SearchArgs,
+        report: &'a Report,
     ) -> BoxFuture<'a, Result<Vec<SearchRow>, SearchError>> {
         Box::pin(async move {
             let mut req = json!({"query": args.query});
@@ -318,6 +324,7 @@ impl Provider for Tavily {
                     &self.endpoint,
                     &headers,
                     Some(req.to_string().into()),
+                    report,
                 )
                 .await?;
             let results = results(&v)?;

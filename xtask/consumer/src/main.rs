@@ -17,9 +17,10 @@ use webgate::fetch::Fetcher;
 use webgate::messages::{SearchError, SearchRow, SetupError};
 use webgate::net::{BoxFuture, StaticResolve, TlsSettings};
 use webgate::policy::{DomainRules, Policy};
-use webgate::search::{Provider, Searcher};
+use webgate::search::{Provider, Report, Searcher};
 
-/// The host's own search backend.
+/// The host's own search backend; it reports its backend's answer
+/// through the seam, as an HTTP provider would.
 struct Canned;
 
 impl Provider for Canned {
@@ -29,7 +30,9 @@ impl Provider for Canned {
     fn search<'a>(
         &'a self,
         args: &'a SearchArgs,
+        report: &'a Report,
     ) -> BoxFuture<'a, Result<Vec<SearchRow>, SearchError>> {
+        report.exchange(200, 42);
         let row = SearchRow {
             title: format!("About {}", args.query),
             url: "https://example.com/".into(),
@@ -106,6 +109,9 @@ async fn run() -> Result<(), Box<dyn Error>> {
         return Err("no audit record for the search".into());
     };
     println!("search record: {}", record.to_json_line());
+    if (record.status, record.bytes) != (Some(200), Some(42)) {
+        return Err("the provider's report did not reach the record".into());
+    }
     if run
         .call("no_such_tool", &serde_json::json!({}))
         .await
