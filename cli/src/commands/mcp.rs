@@ -1,0 +1,88 @@
+//! `webgate mcp`: the host options turned into one toolbox, served over
+//! MCP on stdio by [`crate::mcp`]. Search is offered when a provider is
+//! configured; without one the server offers `web_fetch` alone and says
+//! why on stderr.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::Args;
+use webgate::agent::Toolbox;
+use webgate::search::providers::configure;
+use webgate::search::Searcher;
+
+use crate::host::{
+    build_fetcher, runtime, search_client, search_settings, tls_settings, AgentFlags, AuditOptions,
+    NetOptions, PolicyOptions, ProviderOptions,
+};
+use crate::mcp;
+use crate::output::usage;
+
+/// Serve web_fetch and web_search over MCP on stdio (one session is one
+/// agent run). Results come inside the untrusted envelope; search is
+/// offered when a provider is configured (WEBGATE_SEARCH_*).
+#[derive(Args, Debug)]
+pub(crate) struct McpArgs {
+    #[command(flatten)]
+    net: NetOptions,
+    #[command(flatten)]
+    policy: PolicyOptions,
+    #[command(flatten)]
+    provider: ProviderOptions,
+    #[command(flatten)]
+    agent: AgentFlags,
+    #[command(flatten)]
+    audit: AuditOptions,
+}
+
+/// Runs `mcp` until the client closes the session.
+pub(crate) fn run(a: McpArgs) -> ExitCode {
+    if let Err(e) = a.audit.init_log() {
+        return usage(&e);
+    }
+    serve(&a.net, &a.policy, &a.provider, &a.agent, &a.audit)
+}
+
+fn serve(
+    net: &NetOptions,
+    policy: &PolicyOptions,
+    provider: &ProviderOptions,
+    agent: &AgentFlags,
+    audit: &AuditOptions,
+) -> ExitCode {
+    let fetcher = match build_fetcher(net, policy, audit.settings()) {
+        Ok(f) => f,
+        Err(e) => return usage(&e),
+    };
+    let tls = match tls_settings(net) {
+        Ok(t) => t,
+        Err(e) => return usage(&e),
+    };
+    let Some(rt) = runtime() else {
+        return ExitCode::FAILURE;
+    };
+    let settings = search_settings(provider);
+    let served = rt.block_on(async {
+        let searcher = match search_client(net, &tls)
+            .and_then(|client| configure(&settings, client).map_err(|e| e.to_string()))
+        {
+            Ok(p) => Some(Searcher::new(p).with_audit(audit.settings())),
+            Err(why) => {
+                // Not an error: the server offers web_fetch alone.
+                eprintln!("webgate mcp: {why}");
+                None
+            }
+        };
+        let mut options = agent.options();
+        options.reader_prefix = policy.reader.clone();
+        let toolbox = Arc::new(Toolbox::new(fetcher, searcher, options));
+        mcp::serve(toolbox, audit.audit).await
+    });
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("webgate {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
