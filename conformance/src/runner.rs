@@ -292,6 +292,10 @@ fn sim_fetcher(v: &Vector, ca: &TestCa) -> Result<(Fetcher, Arc<SimDial>), Strin
     policy.domains = DomainRules::new(&v.policy.allow_domains, &v.policy.deny_domains)
         .map_err(|e| e.to_string())?;
     policy.robots_txt = v.policy.robots_txt;
+    policy.connection_reuse = !v.policy.no_reuse;
+    if let Some(n) = v.policy.idle_per_host {
+        policy.idle_per_host = n;
+    }
     let fetcher = Fetcher::builder()
         .policy(policy)
         .resolver(resolve)

@@ -396,17 +396,52 @@ async fn sleep_ms(ms: u64) {
 }
 
 async fn serve_h1<S: AsyncRead + AsyncWrite + Unpin>(server: Arc<ServerState>, mut s: S) {
-    let Some(head) = read_head(&mut s).await else {
-        return;
-    };
-    let r = take_request(&server, head);
+    // `keep_alive = N`: N responses on one connection, then the next
+    // request's head is read and the connection closed unanswered (a
+    // server whose keep-alive ran out). Absent: one response, then the
+    // write side is shut, as before.
+    let kept = server.spec.keep_alive;
+    let mut served = 0usize;
+    loop {
+        let Some(head) = read_head(&mut s).await else {
+            return;
+        };
+        if kept > 0 && served == kept {
+            return;
+        }
+        served += 1;
+        let r = take_request(&server, head);
+        match respond_h1(&mut s, &r).await {
+            Next::More if kept > 0 => {}
+            Next::More | Next::Finish => break,
+            Next::Abandon => return,
+        }
+    }
+    let _ = s.shutdown().await;
+    // Hold the stream until the client is done reading.
+    let mut sink = [0u8; 1024];
+    while matches!(s.read(&mut sink).await, Ok(n) if n > 0) {}
+}
+
+/// What the connection does after one response.
+enum Next {
+    /// Read the next request.
+    More,
+    /// Shut the write side and hold the stream until the client is done.
+    Finish,
+    /// Drop the stream as it is (raw answers, abrupt ends, write errors).
+    Abandon,
+}
+
+/// Writes one scripted response.
+async fn respond_h1<S: AsyncRead + AsyncWrite + Unpin>(s: &mut S, r: &Response) -> Next {
     sleep_ms(r.delay_head_ms).await;
     if let Some(raw) = &r.raw {
         let _ = s.write_all(raw.as_bytes()).await;
         let _ = s.shutdown().await;
-        return;
+        return Next::Abandon;
     }
-    let body = body_bytes(&r);
+    let body = body_bytes(r);
     let framing = r.framing.clone().unwrap_or_else(|| "length".into());
     let reason = http::StatusCode::from_u16(r.status)
         .ok()
@@ -431,7 +466,7 @@ async fn serve_h1<S: AsyncRead + AsyncWrite + Unpin>(server: Arc<ServerState>, m
     }
     head.push_str("\r\n");
     if s.write_all(head.as_bytes()).await.is_err() {
-        return;
+        return Next::Abandon;
     }
     let chunk = r.chunk_size.unwrap_or(16 * 1024).max(1);
     let limit = r.drop_after.unwrap_or(usize::MAX);
@@ -448,22 +483,22 @@ async fn serve_h1<S: AsyncRead + AsyncWrite + Unpin>(server: Arc<ServerState>, m
             s.write_all(piece).await
         };
         if ok.is_err() {
-            return;
+            return Next::Abandon;
         }
         sent += piece.len();
         if sent >= limit {
             // An abrupt end: no close_notify, no last chunk.
             let _ = s.flush().await;
-            return;
+            return Next::Abandon;
         }
     }
-    if framing == "chunked" {
-        let _ = s.write_all(b"0\r\n\r\n").await;
+    if framing == "chunked" && s.write_all(b"0\r\n\r\n").await.is_err() {
+        return Next::Abandon;
     }
-    let _ = s.shutdown().await;
-    // Hold the stream until the client is done reading.
-    let mut sink = [0u8; 1024];
-    while matches!(s.read(&mut sink).await, Ok(n) if n > 0) {}
+    if framing == "close" || s.flush().await.is_err() {
+        return Next::Finish;
+    }
+    Next::More
 }
 
 async fn serve_h2<S: AsyncRead + AsyncWrite + Unpin + Send + 'static>(

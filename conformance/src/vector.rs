@@ -140,6 +140,11 @@ pub struct PolicyOverride {
     /// Read robots.txt before every URL.
     #[serde(default)]
     pub robots_txt: bool,
+    /// Switch connection reuse off (it is on by default).
+    #[serde(default)]
+    pub no_reuse: bool,
+    /// Idle connections kept per host.
+    pub idle_per_host: Option<usize>,
 }
 
 /// One DNS answer.
@@ -167,6 +172,11 @@ pub struct Server {
     pub connect: String,
     #[serde(default)]
     pub response: Vec<Response>,
+    /// HTTP/1.1 only: answer this many requests on one connection, then
+    /// close it when the next request arrives (0: one response, then
+    /// the server's side is shut).
+    #[serde(default)]
+    pub keep_alive: usize,
 }
 
 fn valid() -> String {

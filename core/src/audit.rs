@@ -279,6 +279,14 @@ pub struct HopAudit {
     /// before the response began (retried once, on a fresh lookup and
     /// connection, within the same deadline).
     pub retry: bool,
+    /// The request went on a connection kept from an earlier request to
+    /// the same host and address (this hop's own lookup returned the
+    /// address again and the table allowed it again); no dial, no
+    /// handshake.
+    pub reused: bool,
+    /// Kept connections found closed and passed over before this
+    /// request's connection.
+    pub stale_connections: u32,
     /// Every address the name resolved to, in the resolver's order.
     pub addresses: Vec<AddressAudit>,
     /// Every connection attempt, in order (vetted addresses only).

@@ -4,11 +4,15 @@
 //! result text. Every decision is made by the pure modules; this file only
 //! moves bytes and keeps time.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use hyper::body::{Bytes, Incoming};
-use hyper::header::{HeaderValue, ACCEPT_ENCODING, LOCATION};
+use hyper::header::{
+    HeaderName, HeaderValue, ACCEPT_ENCODING, CONNECTION, CONTENT_ENCODING, CONTENT_LENGTH,
+    CONTENT_TYPE, LOCATION,
+};
 use hyper::{Method, Response};
 use rustls::pki_types::ServerName;
 use serde_json::Value;
@@ -23,7 +27,8 @@ use crate::audit::{
 use crate::body::{self, charset, BodyDecoder, BodyFail, CapMode, MediaClass};
 use crate::extract;
 use crate::messages::{Extraction, FetchError, FetchOk, Progress, RobotsRefusal, SetupError};
-use crate::net::http::{self, ConnGuard};
+use crate::net::http;
+use crate::net::pool::{Conn, Lease, Limits, Pool};
 use crate::net::{eyeballs, Dial, Io, Resolve, TcpDial, TlsSettings};
 use crate::policy::robots::{self, RobotsMemo, RobotsTxt, Unreachable};
 use crate::policy::{admit, next_hop, vet, AdmittedUrl, Hop, Policy};
@@ -144,11 +149,16 @@ impl FetcherBuilder {
         };
         Ok(Fetcher {
             inner: Arc::new(Inner {
-                policy: self.policy,
                 resolver,
                 dialer: self.dialer.unwrap_or_else(|| Arc::new(TcpDial)),
                 tls: tokio_rustls::TlsConnector::from(self.tls.client_config()?),
                 audit: self.audit,
+                pool: Pool::new(Limits {
+                    per_host: self.policy.idle_per_host,
+                    total: self.policy.idle_total,
+                    idle_timeout: self.policy.idle_timeout,
+                }),
+                policy: self.policy,
             }),
         })
     }
@@ -174,6 +184,8 @@ struct Inner {
     dialer: Arc<dyn Dial>,
     tls: tokio_rustls::TlsConnector,
     audit: AuditSettings,
+    /// Idle connections (`Policy::connection_reuse`).
+    pool: Arc<Pool>,
 }
 
 impl Fetcher {
@@ -426,12 +438,10 @@ impl Fetcher {
                 Some(Err(e)) => return Err(e),
                 None => {}
             }
-            let out = self
-                .read(&current, resp, deadline, max_chars, opts, audit)
+            return self
+                .read(&current, (resp, conn), deadline, max_chars, opts, audit)
                 .instrument(span)
                 .await;
-            drop(conn);
-            return out;
         }
     }
 
@@ -578,7 +588,7 @@ impl Fetcher {
             if let Some(file) = RobotsTxt::from_status(status) {
                 return Ok(file);
             }
-            let Ok(codings) = body::head::codings(resp.headers()) else {
+            let Ok(codings) = body::head::codings(&all(resp.headers(), CONTENT_ENCODING)) else {
                 hop.failed_at = Some(FailedAt::Body);
                 return Ok(RobotsTxt::Unreachable(Unreachable::Network));
             };
@@ -591,14 +601,17 @@ impl Fetcher {
             };
             let t = Instant::now();
             let read = http::pull(resp.into_body(), &mut decoder, deadline, |_| {}).await;
-            drop(conn);
             hop.phases.body_ms = Some(ms(t.elapsed()));
             hop.body = Some(BodyAudit {
                 bytes_received: decoder.received(),
                 bytes_inflated: decoder.inflated(),
                 ..Default::default()
             });
-            return Ok(match read.and_then(|()| decoder.finish()) {
+            let finished = read.and_then(|()| decoder.finish());
+            if matches!(&finished, Ok(b) if !b.truncated) {
+                self.release(conn);
+            }
+            return Ok(match finished {
                 Ok(b) => RobotsTxt::parse(&b.bytes),
                 Err(_) => {
                     hop.failed_at = Some(FailedAt::Body);
@@ -622,7 +635,7 @@ impl Fetcher {
         deadline: Instant,
         hop: &mut HopAudit,
         gone: &mut bool,
-    ) -> Result<(Response<Incoming>, ConnGuard), FetchError> {
+    ) -> Result<(Response<Incoming>, Lease), FetchError> {
         let inner = &self.inner;
         let timed_out = || FetchError::Timeout { url: url.display() };
         let failed = || FetchError::NetFailed {
@@ -692,8 +705,31 @@ impl Fetcher {
             });
         }
 
-        let connect_by = deadline.min(deadline_after(inner.policy.connect_timeout));
         let port = url.port();
+        if inner.policy.connection_reuse {
+            // Only this lookup's vetted addresses, under this host: a kept
+            // connection to anything else is never asked for.
+            let addrs: Vec<SocketAddr> = vetted
+                .iter()
+                .map(|v| SocketAddr::new(v.ip(), port))
+                .collect();
+            while let Some(conn) = inner.pool.take(host, &addrs) {
+                tracing::info!(target: "webgate", addr = %conn.addr, "kept connection taken");
+                match self.request_on(url, conn, true, deadline, hop).await {
+                    Sent::Answered(x) => return Ok(x),
+                    // It closed while idle (the server's keep-alive ran
+                    // out): the next one, or a fresh dial, in the same
+                    // deadline.
+                    Sent::Stale => {
+                        hop.stale_connections += 1;
+                        tracing::info!(target: "webgate", "kept connection had closed");
+                    }
+                    Sent::Failed(e, _) => return Err(e),
+                }
+            }
+        }
+
+        let connect_by = deadline.min(deadline_after(inner.policy.connect_timeout));
         let t = Instant::now();
         // Attempts staggered by the attempt delay, in the resolver's order,
         // all within the one connect limit (net::eyeballs).
@@ -718,6 +754,13 @@ impl Fetcher {
                 return Err(timed_out());
             }
         };
+        // OK because the race succeeded, so one dial is marked connected.
+        let addr = hop
+            .dials
+            .iter()
+            .find(|d| d.outcome == "connected")
+            .map(|d| d.addr)
+            .expect("a connected dial");
 
         progress::report(Progress::Connecting {
             host: host.to_string(),
@@ -755,37 +798,128 @@ impl Fetcher {
             alpn = ?tls_audit.alpn,
             "tls established"
         );
-        hop.tls = Some(tls_audit);
+        hop.tls = Some(tls_audit.clone());
         let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
-        let req = http::request(
+        let t = Instant::now();
+        let shaken = tokio::time::timeout_at(deadline, http::handshake(tls, h2)).await;
+        let (sender, guard) = match shaken {
+            Ok(Ok(x)) => x,
+            Ok(Err(e)) => {
+                hop.phases.head_ms = Some(ms(t.elapsed()));
+                hop.failed_at = Some(FailedAt::Head);
+                *gone = http::connection_gone(&e);
+                tracing::info!(target: "webgate", error = %e, gone = *gone, "no response head");
+                hop.cause = Some(error_chain(&e));
+                return Err(failed());
+            }
+            Err(_) => {
+                hop.phases.head_ms = Some(ms(t.elapsed()));
+                hop.failed_at = Some(FailedAt::Head);
+                return Err(timed_out());
+            }
+        };
+        let conn = Conn {
+            sender,
+            _task: guard,
+            addr,
+            h2,
+            tls: tls_audit,
+        };
+        match self.request_on(url, conn, false, deadline, hop).await {
+            Sent::Answered(x) => Ok(x),
+            Sent::Stale => unreachable!("a fresh connection is never stale"),
+            Sent::Failed(e, was_gone) => {
+                *gone = was_gone;
+                Err(e)
+            }
+        }
+    }
+
+    /// Sends the GET for `url` on `conn` and waits for the head. On a kept
+    /// connection (`kept`), one that has closed, or ends before any
+    /// response, is [`Sent::Stale`]: the request never reached a server
+    /// that answered it, and a fresh connection may be tried.
+    async fn request_on(
+        &self,
+        url: &AdmittedUrl,
+        mut conn: Conn,
+        kept: bool,
+        deadline: Instant,
+        hop: &mut HopAudit,
+    ) -> Sent {
+        let timed_out = || FetchError::Timeout { url: url.display() };
+        let failed = || FetchError::NetFailed {
+            url: url.as_str().to_string(),
+        };
+        let t = Instant::now();
+        if kept {
+            match tokio::time::timeout_at(deadline, conn.sender.ready()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) => return Sent::Stale,
+                Err(_) => {
+                    hop.failed_at = Some(FailedAt::Head);
+                    return Sent::Failed(timed_out(), false);
+                }
+            }
+        }
+        let Some(req) = http::request(
             Method::GET,
             url.as_url(),
-            h2,
-            &inner.policy.user_agent,
+            conn.h2,
+            &self.inner.policy.user_agent,
             &[(
                 ACCEPT_ENCODING,
                 HeaderValue::from_static(body::ACCEPT_ENCODING),
             )],
             Bytes::new(),
-        )
-        .ok_or_else(failed)?;
+        ) else {
+            return Sent::Failed(failed(), false);
+        };
         progress::report(Progress::Requesting { url: url.display() });
-        let t = Instant::now();
-        let head = tokio::time::timeout_at(deadline, http::send(tls, h2, req)).await;
+        let head = tokio::time::timeout_at(deadline, conn.sender.send(req)).await;
         hop.phases.head_ms = Some(ms(t.elapsed()));
         match head {
-            Ok(Ok(head)) => Ok(head),
+            Ok(Ok(resp)) => {
+                if kept {
+                    hop.reused = true;
+                    hop.tls = Some(conn.tls.clone());
+                    tracing::info!(target: "webgate", addr = %conn.addr, "connection reused");
+                }
+                // `Connection: close` is honoured: the connection goes
+                // when the response has been read.
+                let keep = !resp.headers().get_all(CONNECTION).iter().any(|v| {
+                    v.to_str()
+                        .is_ok_and(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case("close")))
+                });
+                let host = url.host().to_string();
+                Sent::Answered((resp, Lease { conn, host, keep }))
+            }
             Ok(Err(e)) => {
+                // A kept connection that fails before any response (closed
+                // by the server's keep-alive, reset, cut without TLS
+                // close_notify) answered nothing: a fresh one is tried.
+                if kept {
+                    tracing::info!(target: "webgate", error = %e, "kept connection failed");
+                    return Sent::Stale;
+                }
+                let gone = http::connection_gone(&e);
                 hop.failed_at = Some(FailedAt::Head);
-                *gone = http::connection_gone(&e);
-                tracing::info!(target: "webgate", error = %e, gone = *gone, "no response head");
+                tracing::info!(target: "webgate", error = %e, gone, "no response head");
                 hop.cause = Some(error_chain(&e));
-                Err(failed())
+                Sent::Failed(failed(), gone)
             }
             Err(_) => {
                 hop.failed_at = Some(FailedAt::Head);
-                Err(timed_out())
+                Sent::Failed(timed_out(), false)
             }
+        }
+    }
+
+    /// Gives a connection whose response was read to the end back to the
+    /// pool, when the policy keeps connections.
+    fn release(&self, lease: Lease) {
+        if self.inner.policy.connection_reuse {
+            self.inner.pool.put(lease);
         }
     }
 
@@ -794,7 +928,7 @@ impl Fetcher {
     async fn read(
         &self,
         url: &AdmittedUrl,
-        resp: Response<Incoming>,
+        (resp, conn): (Response<Incoming>, Lease),
         deadline: Instant,
         max_chars: usize,
         opts: FetchOptions,
@@ -805,12 +939,14 @@ impl Fetcher {
         let hop = audit.hops.last_mut().expect("hop");
         let shown = url.display();
         let body_audit = hop.body.insert(BodyAudit::default());
-        let plan = body::head::judge(
-            resp.status().as_u16(),
-            resp.headers(),
-            policy.body_cap,
-            body_audit,
-        );
+        let headers = resp.headers();
+        let head = body::head::Head {
+            status: resp.status().as_u16(),
+            content_type: all(headers, CONTENT_TYPE),
+            content_length: headers.get(CONTENT_LENGTH).map(|v| v.as_bytes()),
+            content_encoding: all(headers, CONTENT_ENCODING),
+        };
+        let plan = body::head::judge(&head, policy.body_cap, body_audit);
         let plan = match plan {
             Ok(plan) => plan,
             Err(refusal) => {
@@ -861,6 +997,10 @@ impl Fetcher {
         });
         let body = read.and_then(|()| decoder.finish());
         hop.phases.body_ms = Some(ms(t.elapsed()));
+        // Read to the end: the connection may serve a later request.
+        if matches!(&body, Ok(b) if !b.truncated) {
+            self.release(conn);
+        }
         let body = match body {
             Ok(b) => b,
             Err(f) => {
@@ -926,6 +1066,22 @@ impl Fetcher {
             title,
         })
     }
+}
+
+/// How a request on one connection ended.
+enum Sent {
+    /// The head arrived.
+    Answered((Response<Incoming>, Lease)),
+    /// A kept connection had closed; nothing was answered.
+    Stale,
+    /// The request failed; whether the connection went away before any
+    /// response (the GET may be repeated once on a fresh lookup).
+    Failed(FetchError, bool),
+}
+
+/// Every value of one header, in order.
+fn all(headers: &hyper::HeaderMap, name: HeaderName) -> Vec<&[u8]> {
+    headers.get_all(name).iter().map(|v| v.as_bytes()).collect()
 }
 
 /// An error and its sources, `: `-joined (hyper's own text is often just

@@ -9,14 +9,26 @@
 //! and where judging stopped are the same facts.
 
 use encoding_rs::Encoding;
-use hyper::header::{CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE};
-use hyper::HeaderMap;
 
 use super::charset;
 use super::content_type::{classify, MediaClass, TypeRefusal};
 use super::decode::{parse_codings, BodyFail, CapMode, Coding};
 use crate::audit::{BodyAudit, BodyClass, CapAction, FailedAt};
 use crate::messages::FetchError;
+
+/// The parts of a response head the decisions read, as the server sent
+/// them (the IO loop copies them out of its HTTP library's head).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Head<'a> {
+    /// The status code.
+    pub status: u16,
+    /// Every `Content-Type` value, in order.
+    pub content_type: Vec<&'a [u8]>,
+    /// The first `Content-Length` value.
+    pub content_length: Option<&'a [u8]>,
+    /// Every `Content-Encoding` value, in order.
+    pub content_encoding: Vec<&'a [u8]>,
+}
 
 /// How to read a body the head allowed.
 #[derive(Debug)]
@@ -77,25 +89,19 @@ impl HeadRefusal {
 /// was judged (declared length, class, charset, codings, the cap's
 /// refusal) up to the first refusal.
 pub(crate) fn judge(
-    status: u16,
-    headers: &HeaderMap,
+    head: &Head<'_>,
     body_cap: u64,
     audit: &mut BodyAudit,
 ) -> Result<HeadPlan, HeadRefusal> {
-    if !(200..300).contains(&status) {
-        return Err(HeadRefusal::Status(status));
+    if !(200..300).contains(&head.status) {
+        return Err(HeadRefusal::Status(head.status));
     }
-    audit.declared_length = headers
-        .get(CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
+    audit.declared_length = head
+        .content_length
+        .and_then(|v| std::str::from_utf8(v).ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
     // Every Content-Type header, in order (Fetch's "extract a MIME type").
-    let values: Vec<&[u8]> = headers
-        .get_all(CONTENT_TYPE)
-        .iter()
-        .map(|v| v.as_bytes())
-        .collect();
-    let ct = match classify(&values) {
+    let ct = match classify(&head.content_type) {
         Ok(ct) => ct,
         Err(r) => {
             audit.class = Some(match r {
@@ -123,7 +129,7 @@ pub(crate) fn judge(
         audit.cap = Some(CapAction::Refused);
         return Err(HeadRefusal::DeclaredOverCap);
     }
-    let codings = codings(headers).map_err(|_| HeadRefusal::Codings)?;
+    let codings = codings(&head.content_encoding).map_err(|_| HeadRefusal::Codings)?;
     audit.encodings = codings.iter().map(|c| c.as_str()).collect();
     Ok(HeadPlan {
         class: ct.class,
@@ -133,36 +139,39 @@ pub(crate) fn judge(
     })
 }
 
-/// Every `Content-Encoding` value of a head, in order, as the decoder
+/// The `Content-Encoding` values of a head, in order, as the decoder
 /// reads them (a value that is not UTF-8 is no coding it knows).
-pub(crate) fn codings(headers: &HeaderMap) -> Result<Vec<Coding>, BodyFail> {
+pub(crate) fn codings(values: &[&[u8]]) -> Result<Vec<Coding>, BodyFail> {
     parse_codings(
-        headers
-            .get_all(CONTENT_ENCODING)
+        values
             .iter()
-            .map(|v| std::str::from_utf8(v.as_bytes()).unwrap_or("\u{fffd}")),
+            .map(|v| std::str::from_utf8(v).unwrap_or("\u{fffd}")),
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hyper::header::HeaderValue;
 
-    fn head(pairs: &[(&str, &str)]) -> HeaderMap {
-        let mut h = HeaderMap::new();
+    fn head<'a>(status: u16, pairs: &[(&str, &'a str)]) -> Head<'a> {
+        let mut h = Head {
+            status,
+            ..Head::default()
+        };
         for (k, v) in pairs {
-            h.append(
-                hyper::header::HeaderName::from_bytes(k.as_bytes()).unwrap(),
-                HeaderValue::from_str(v).unwrap(),
-            );
+            match *k {
+                "content-type" => h.content_type.push(v.as_bytes()),
+                "content-length" => h.content_length = Some(v.as_bytes()),
+                "content-encoding" => h.content_encoding.push(v.as_bytes()),
+                _ => unreachable!("{k}"),
+            }
         }
         h
     }
 
     fn judged(status: u16, pairs: &[(&str, &str)]) -> (Result<HeadPlan, HeadRefusal>, BodyAudit) {
         let mut audit = BodyAudit::default();
-        let r = judge(status, &head(pairs), 100, &mut audit);
+        let r = judge(&head(status, pairs), 100, &mut audit);
         (r, audit)
     }
 

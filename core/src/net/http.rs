@@ -17,6 +17,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::Instant;
 use url::Url;
 
+use super::pool::Sender;
 use crate::body::{BodyDecoder, BodyFail, Flow};
 
 /// A request for `url` as it goes on the wire: the User-Agent first, then
@@ -99,14 +100,26 @@ impl Drop for ConnGuard {
     }
 }
 
-/// Sends `req` over `io` and waits for the response head. With `h2`, the
-/// request URI must be absolute (it carries `:authority`); over HTTP/1.1 it
-/// must be origin-form with a `Host` header.
+/// Sends `req` over `io` and waits for the response head: a
+/// [`handshake`] and one request. With `h2`, the request URI must be
+/// absolute (it carries `:authority`); over HTTP/1.1 it must be
+/// origin-form with a `Host` header.
 pub(crate) async fn send<T>(
     io: T,
     h2: bool,
     req: Request<Full<Bytes>>,
 ) -> Result<(Response<Incoming>, ConnGuard), hyper::Error>
+where
+    T: AsyncRead + AsyncWrite + Send + Unpin + 'static,
+{
+    let (mut sender, guard) = handshake(io, h2).await?;
+    let resp = sender.send(req).await?;
+    Ok((resp, guard))
+}
+
+/// Starts hyper's client connection over `io` (h2 when ALPN chose it) and
+/// its task; the task ends when the guard is dropped.
+pub(crate) async fn handshake<T>(io: T, h2: bool) -> Result<(Sender, ConnGuard), hyper::Error>
 where
     T: AsyncRead + AsyncWrite + Send + Unpin + 'static,
 {
@@ -117,22 +130,20 @@ where
         // make the client buffer without end.
         b.max_header_list_size(256 * 1024)
             .max_concurrent_reset_streams(16);
-        let (mut sender, conn) = b.handshake(io).await?;
+        let (sender, conn) = b.handshake(io).await?;
         let guard = ConnGuard(tokio::spawn(async move {
             let _ = conn.await;
         }));
-        let resp = sender.send_request(req).await?;
-        Ok((resp, guard))
+        Ok((Sender::H2(sender), guard))
     } else {
         let io = TokioIo::new(io);
         let mut b = hyper::client::conn::http1::Builder::new();
         b.max_buf_size(256 * 1024);
-        let (mut sender, conn) = b.handshake(io).await?;
+        let (sender, conn) = b.handshake(io).await?;
         let guard = ConnGuard(tokio::spawn(async move {
             let _ = conn.await;
         }));
-        let resp = sender.send_request(req).await?;
-        Ok((resp, guard))
+        Ok((Sender::H1(sender), guard))
     }
 }
 

@@ -13,6 +13,7 @@ pub mod eyeballs;
 #[cfg(feature = "hickory")]
 mod hickory;
 pub(crate) mod http;
+pub(crate) mod pool;
 mod resolve;
 mod tls;
 

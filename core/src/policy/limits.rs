@@ -54,6 +54,20 @@ pub struct Policy {
     /// The file is fetched under this same policy, all its hops within one
     /// `request_timeout`; one run reads an origin's file once.
     pub robots_txt: bool,
+    /// Keep connections idle after a response read to the end, for later
+    /// requests of the same `Fetcher` (default: on). A kept connection
+    /// serves only a request for the same host whose own lookup, made as
+    /// always, returned its address again and the table allowed again;
+    /// never another name, never a response that said
+    /// `Connection: close`. Off: every request dials.
+    pub connection_reuse: bool,
+    /// At most this many idle connections per host (default 64).
+    pub idle_per_host: usize,
+    /// At most this many idle connections in all (default 256).
+    pub idle_total: usize,
+    /// A connection idle this long is closed (default 30 s; zero keeps
+    /// none).
+    pub idle_timeout: Duration,
 }
 
 impl Default for Policy {
@@ -73,6 +87,10 @@ impl Default for Policy {
             search_error_cut: 2_000,
             domains: DomainRules::default(),
             robots_txt: false,
+            connection_reuse: true,
+            idle_per_host: 64,
+            idle_total: 256,
+            idle_timeout: Duration::from_secs(30),
         }
     }
 }

@@ -1,0 +1,355 @@
+//! Kept connections without kept approval: a `Fetcher`'s idle HTTP/1.1
+//! and h2 connections, by host and socket address, bounded per host, in
+//! total and in age.
+//!
+//! The contract forbids caching a verdict, not a socket. The fetch loop
+//! resolves and vets every hop as always, then asks [`Pool::take`] for a
+//! connection to one of *this* lookup's vetted addresses under *this*
+//! host: an address the fresh answer no longer gives, or the table no
+//! longer allows, is never asked for, so it can never be reused. Keys
+//! hold the host, so a connection never serves another name (no h2
+//! coalescing). One pool belongs to one `Fetcher`, whose TLS settings are
+//! fixed, so the settings need no place in the key.
+//!
+//! A connection comes back only when its response was read to the end and
+//! did not say `Connection: close`; anything else (a redirect's unread
+//! body, a refused type, a cut text, a failure) drops it, which closes it.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use http_body_util::Full;
+use hyper::body::{Bytes, Incoming};
+use hyper::client::conn::{http1, http2};
+use hyper::{Request, Response};
+
+use super::http::ConnGuard;
+use crate::audit::TlsAudit;
+
+/// What sends requests on one connection.
+pub(crate) enum Sender {
+    /// HTTP/1.1: one request at a time.
+    H1(http1::SendRequest<Full<Bytes>>),
+    /// h2 (checked out whole, like HTTP/1.1: a request never shares it).
+    H2(http2::SendRequest<Full<Bytes>>),
+}
+
+impl Sender {
+    /// Waits until the connection can take a request; an error when it
+    /// has closed.
+    pub async fn ready(&mut self) -> Result<(), hyper::Error> {
+        match self {
+            Sender::H1(s) => s.ready().await,
+            Sender::H2(s) => s.ready().await,
+        }
+    }
+
+    fn is_closed(&self) -> bool {
+        match self {
+            Sender::H1(s) => s.is_closed(),
+            Sender::H2(s) => s.is_closed(),
+        }
+    }
+
+    /// Sends one request and waits for its head.
+    pub async fn send(
+        &mut self,
+        req: Request<Full<Bytes>>,
+    ) -> Result<Response<Incoming>, hyper::Error> {
+        match self {
+            Sender::H1(s) => s.send_request(req).await,
+            Sender::H2(s) => s.send_request(req).await,
+        }
+    }
+}
+
+/// One open connection: its sender, its task, the socket address it was
+/// dialled to, and its TLS session as the audit shows it.
+pub(crate) struct Conn {
+    pub sender: Sender,
+    /// Held, never read: dropping it ends the connection task.
+    pub _task: ConnGuard,
+    pub addr: SocketAddr,
+    pub h2: bool,
+    pub tls: TlsAudit,
+}
+
+/// A connection checked out for one request, with what decides whether
+/// it may go back: the host it serves and whether the response allowed
+/// keeping it.
+pub(crate) struct Lease {
+    pub conn: Conn,
+    pub host: String,
+    /// The response did not say `Connection: close`.
+    pub keep: bool,
+}
+
+/// The bounds of a pool.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Limits {
+    pub per_host: usize,
+    pub total: usize,
+    pub idle_timeout: Duration,
+}
+
+struct Idle {
+    id: u64,
+    conn: Conn,
+    /// Drops the entry when it has been idle for `idle_timeout`.
+    expiry: tokio::task::JoinHandle<()>,
+}
+
+#[derive(Default)]
+struct State {
+    /// Per host, oldest first.
+    idle: HashMap<String, Vec<Idle>>,
+    total: usize,
+    next_id: u64,
+}
+
+/// Idle connections of one `Fetcher`.
+pub(crate) struct Pool {
+    limits: Limits,
+    state: Mutex<State>,
+    me: Weak<Pool>,
+}
+
+impl Pool {
+    pub fn new(limits: Limits) -> Arc<Pool> {
+        Arc::new_cyclic(|me| Pool {
+            limits,
+            state: Mutex::new(State::default()),
+            me: me.clone(),
+        })
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        // A panic while holding the lock leaves whole entries behind;
+        // the map is still sound.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The most recently kept open connection to `host` at one of `addrs`
+    /// (this request's vetted answer), taken out of the pool. Connections
+    /// found closed on the way are dropped.
+    pub fn take(&self, host: &str, addrs: &[SocketAddr]) -> Option<Conn> {
+        let mut state = self.state();
+        let list = state.idle.get_mut(host)?;
+        let mut found = None;
+        let mut i = list.len();
+        let mut dropped = 0;
+        while i > 0 {
+            i -= 1;
+            if list[i].conn.sender.is_closed() {
+                let gone = list.remove(i);
+                gone.expiry.abort();
+                dropped += 1;
+                continue;
+            }
+            if addrs.contains(&list[i].conn.addr) {
+                found = Some(list.remove(i));
+                break;
+            }
+        }
+        let empty = list.is_empty();
+        if empty {
+            state.idle.remove(host);
+        }
+        state.total -= dropped + usize::from(found.is_some());
+        let idle = found?;
+        idle.expiry.abort();
+        Some(idle.conn)
+    }
+
+    /// Keeps `lease`'s connection for a later request, if the response
+    /// allowed it, the connection is still open and the bounds have room;
+    /// otherwise it is dropped (closed).
+    pub fn put(&self, lease: Lease) {
+        let Lease { conn, host, keep } = lease;
+        if !keep || conn.sender.is_closed() || self.limits.idle_timeout.is_zero() {
+            return;
+        }
+        let mut state = self.state();
+        let here = state.idle.get(&host).map_or(0, Vec::len);
+        if here >= self.limits.per_host || state.total >= self.limits.total {
+            return;
+        }
+        let id = state.next_id;
+        state.next_id += 1;
+        let me = self.me.clone();
+        let (key, age) = (host.clone(), self.limits.idle_timeout);
+        let expiry = tokio::spawn(async move {
+            tokio::time::sleep(age).await;
+            if let Some(pool) = me.upgrade() {
+                pool.expire(&key, id);
+            }
+        });
+        state
+            .idle
+            .entry(host)
+            .or_default()
+            .push(Idle { id, conn, expiry });
+        state.total += 1;
+    }
+
+    fn expire(&self, host: &str, id: u64) {
+        let mut state = self.state();
+        let Some(list) = state.idle.get_mut(host) else {
+            return;
+        };
+        let before = list.len();
+        list.retain(|i| i.id != id);
+        let removed = before - list.len();
+        if list.is_empty() {
+            state.idle.remove(host);
+        }
+        state.total -= removed;
+    }
+
+    /// How many connections are idle.
+    #[cfg(test)]
+    fn idle(&self) -> usize {
+        self.state().total
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        for list in self.state().idle.values() {
+            for i in list {
+                i.expiry.abort();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A real HTTP/1.1 client connection over an in-memory stream, and the
+    /// server's end (dropping it closes the connection).
+    async fn conn(addr: &str) -> (Conn, tokio::io::DuplexStream) {
+        let (client, server) = tokio::io::duplex(1024);
+        let (sender, guard) = crate::net::http::handshake(client, false)
+            .await
+            .expect("handshake");
+        let conn = Conn {
+            sender,
+            _task: guard,
+            addr: addr.parse().expect("addr"),
+            h2: false,
+            tls: TlsAudit {
+                version: "TLSv1_3".into(),
+                alpn: None,
+            },
+        };
+        (conn, server)
+    }
+
+    fn lease(conn: Conn, host: &str) -> Lease {
+        Lease {
+            conn,
+            host: host.into(),
+            keep: true,
+        }
+    }
+
+    fn limits(per_host: usize, total: usize) -> Limits {
+        Limits {
+            per_host,
+            total,
+            idle_timeout: Duration::from_secs(30),
+        }
+    }
+
+    const A: &str = "93.184.216.34:443";
+    const B: &str = "93.184.216.35:443";
+
+    #[tokio::test]
+    async fn only_the_same_host_at_an_address_of_this_lookup() {
+        let pool = Pool::new(limits(4, 8));
+        let (c, _s) = conn(A).await;
+        pool.put(lease(c, "a.example"));
+        let a = [A.parse().unwrap()];
+        let b = [B.parse().unwrap()];
+        assert!(pool.take("b.example", &a).is_none(), "another host");
+        assert!(pool.take("a.example", &b).is_none(), "another address");
+        assert!(pool.take("a.example", &[]).is_none(), "no vetted address");
+        assert!(pool.take("a.example", &a).is_some());
+        assert!(pool.take("a.example", &a).is_none(), "taken once");
+        assert_eq!(pool.idle(), 0);
+    }
+
+    #[tokio::test]
+    async fn bounded_per_host_and_in_total() {
+        let pool = Pool::new(limits(2, 3));
+        let mut ends = Vec::new();
+        for host in [
+            "a.example",
+            "a.example",
+            "a.example",
+            "b.example",
+            "c.example",
+        ] {
+            let (c, s) = conn(A).await;
+            ends.push(s);
+            pool.put(lease(c, host));
+        }
+        // a.example: two of three kept; b.example: one; c.example: none
+        // (the total is full).
+        assert_eq!(pool.idle(), 3);
+        let a = [A.parse().unwrap()];
+        assert!(pool.take("c.example", &a).is_none());
+        assert!(pool.take("b.example", &a).is_some());
+        assert!(pool.take("a.example", &a).is_some());
+        assert!(pool.take("a.example", &a).is_some());
+        assert!(pool.take("a.example", &a).is_none());
+    }
+
+    #[tokio::test]
+    async fn a_response_that_said_close_is_not_kept() {
+        let pool = Pool::new(limits(4, 8));
+        let (c, _s) = conn(A).await;
+        pool.put(Lease {
+            conn: c,
+            host: "a.example".into(),
+            keep: false,
+        });
+        assert_eq!(pool.idle(), 0);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_idle_connection_is_closed_after_the_idle_timeout() {
+        let pool = Pool::new(limits(4, 8));
+        let (c, _s) = conn(A).await;
+        pool.put(lease(c, "a.example"));
+        tokio::time::sleep(Duration::from_secs(29)).await;
+        assert_eq!(pool.idle(), 1);
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        assert_eq!(pool.idle(), 0);
+        let zero = Pool::new(Limits {
+            idle_timeout: Duration::ZERO,
+            ..limits(4, 8)
+        });
+        let (c, _s) = conn(A).await;
+        zero.put(lease(c, "a.example"));
+        assert_eq!(zero.idle(), 0, "a zero timeout keeps none");
+    }
+
+    #[tokio::test]
+    async fn a_connection_the_server_closed_is_dropped_not_handed_out() {
+        let pool = Pool::new(limits(4, 8));
+        let (c, server) = conn(A).await;
+        pool.put(lease(c, "a.example"));
+        drop(server);
+        // Let the connection task see the end of the stream.
+        for _ in 0..100 {
+            tokio::task::yield_now().await;
+        }
+        assert!(pool.take("a.example", &[A.parse().unwrap()]).is_none());
+        assert_eq!(pool.idle(), 0);
+    }
+}
