@@ -108,29 +108,49 @@ fn main() {
 
     let n_seq = 400;
     let n_conc = 1280;
-    println!("fetch benchmark: 16 KiB text/plain over TLS 1.3 on loopback, HTTP/1.1, {n_seq} sequential, {n_conc} at 64 in flight");
+    println!("fetch benchmark: 16 KiB text/plain over TLS 1.3 on loopback, HTTP/1.1, {n_seq} sequential (median of 5 interleaved rounds), {n_conc} at 64 in flight");
     let pooled_client = reqwest_client();
-    let time_seq = |label: &str, f: &dyn Fn()| {
+    // Each pair runs in 5 interleaved rounds, the order alternating, and
+    // the median of each side is shown (one round is ~0.1 s: single runs
+    // swing by 10% or more on a shared machine).
+    let rounds = 5;
+    let time = |f: &dyn Fn()| {
         let t = Instant::now();
         f();
-        let rps = n_seq as f64 / t.elapsed().as_secs_f64();
-        println!("{label:<48} {rps:>8.0} req/s");
-        rps
+        n_seq as f64 / t.elapsed().as_secs_f64()
     };
-    let ours_seq = time_seq(
-        "webgate, one-shot (reuse off: fresh connection each)",
-        &|| {
-            rt.block_on(async {
-                for _ in 0..n_seq {
-                    std::hint::black_box(fresh.call(&args).await);
-                }
-            })
-        },
-    );
-    let peer_seq = time_seq("reqwest, sequential (fresh client each)", &|| {
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let pair = |ours: (&str, &dyn Fn()), peer: (&str, &dyn Fn())| {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for round in 0..rounds {
+            if round % 2 == 0 {
+                a.push(time(ours.1));
+                b.push(time(peer.1));
+            } else {
+                b.push(time(peer.1));
+                a.push(time(ours.1));
+            }
+        }
+        let (a, b) = (median(a), median(b));
+        println!("{:<52} {a:>8.0} req/s", ours.0);
+        println!("{:<52} {b:>8.0} req/s", peer.0);
+        (a, b)
+    };
+    let reqwest_seq = |client: Option<&reqwest::Client>| {
         rt.block_on(async {
             for _ in 0..n_seq {
-                let r = reqwest_client()
+                let fresh_client;
+                let c = match client {
+                    Some(c) => c,
+                    None => {
+                        fresh_client = reqwest_client();
+                        &fresh_client
+                    }
+                };
+                let r = c
                     .get("https://a.example/page")
                     .send()
                     .await
@@ -141,33 +161,35 @@ fn main() {
                 std::hint::black_box(r);
             }
         })
-    });
+    };
+    let webgate_seq = |f: &Fetcher| {
+        rt.block_on(async {
+            for _ in 0..n_seq {
+                std::hint::black_box(f.call(&args).await);
+            }
+        })
+    };
+    let (ours_seq, peer_seq) = pair(
+        (
+            "webgate, one-shot (reuse off: fresh connection each)",
+            &|| webgate_seq(&fresh),
+        ),
+        ("reqwest, one-shot (fresh client each)", &|| {
+            reqwest_seq(None)
+        }),
+    );
     println!(
         "webgate / reqwest one-shot throughput: {:.2}x",
         ours_seq / peer_seq
     );
-    let ours_kept = time_seq("webgate, sequential to one host (reuse on)", &|| {
-        rt.block_on(async {
-            for _ in 0..n_seq {
-                std::hint::black_box(fetcher.call(&args).await);
-            }
-        })
-    });
-    let peer_kept = time_seq("reqwest, sequential (one pooled client)", &|| {
-        rt.block_on(async {
-            for _ in 0..n_seq {
-                let r = pooled_client
-                    .get("https://a.example/page")
-                    .send()
-                    .await
-                    .unwrap()
-                    .text()
-                    .await
-                    .unwrap();
-                std::hint::black_box(r);
-            }
-        })
-    });
+    let (ours_kept, peer_kept) = pair(
+        ("webgate, sequential to one host (reuse on)", &|| {
+            webgate_seq(&fetcher)
+        }),
+        ("reqwest, sequential (one pooled client)", &|| {
+            reqwest_seq(Some(&pooled_client))
+        }),
+    );
     println!(
         "webgate / reqwest sequential to one host: {:.2}x (pooled client)",
         ours_kept / peer_kept

@@ -70,8 +70,22 @@ pub(crate) async fn race(
     }
     let mut pending: Vec<(usize, Attempt<'_>)> = Vec::new();
     let mut next = 0usize;
-    let mut timer = Box::pin(tokio::time::sleep(Duration::ZERO));
+    let step = delay.min(Duration::from_secs(86_400));
+    let mut timer = Box::pin(tokio::time::sleep(step));
+    // The first attempt starts at once: a zero-length timer would wait for
+    // the timer driver's next tick (up to a millisecond) on every dial.
+    let mut start_next = true;
     loop {
+        if start_next && next < addrs.len() {
+            let a = addrs[next];
+            dials.push(DialAudit {
+                addr: SocketAddr::new(a.ip(), port),
+                outcome: "timed out".into(),
+            });
+            pending.push((dials.len() - 1, dialer.dial(a, port)));
+            next += 1;
+            timer.as_mut().reset(tokio::time::Instant::now() + step);
+        }
         let wake = std::future::poll_fn(|cx| {
             for (k, (i, attempt)) in pending.iter_mut().enumerate() {
                 if let Poll::Ready(r) = attempt.as_mut().poll(cx) {
@@ -89,7 +103,7 @@ pub(crate) async fn race(
             Poll::Pending
         })
         .await;
-        let start_next = match wake {
+        start_next = match wake {
             Wake::Won(i, s) => {
                 let addr = dials[i].addr;
                 dials[i].outcome = "connected".into();
@@ -111,18 +125,6 @@ pub(crate) async fn race(
             }
             Wake::Tick => true,
         };
-        if start_next && next < addrs.len() {
-            let a = addrs[next];
-            dials.push(DialAudit {
-                addr: SocketAddr::new(a.ip(), port),
-                outcome: "timed out".into(),
-            });
-            pending.push((dials.len() - 1, dialer.dial(a, port)));
-            next += 1;
-            timer
-                .as_mut()
-                .reset(tokio::time::Instant::now() + delay.min(Duration::from_secs(86_400)));
-        }
     }
 }
 

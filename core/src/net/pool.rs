@@ -20,6 +20,8 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
+use tokio::time::Instant;
+
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
 use hyper::client::conn::{http1, http2};
@@ -95,10 +97,9 @@ pub(crate) struct Limits {
 }
 
 struct Idle {
-    id: u64,
     conn: Conn,
-    /// Drops the entry when it has been idle for `idle_timeout`.
-    expiry: tokio::task::JoinHandle<()>,
+    /// When it became idle.
+    since: Instant,
 }
 
 #[derive(Default)]
@@ -106,7 +107,30 @@ struct State {
     /// Per host, oldest first.
     idle: HashMap<String, Vec<Idle>>,
     total: usize,
-    next_id: u64,
+    /// A task is closing connections as they reach the idle timeout (one
+    /// per pool, only while something is idle).
+    reaper: bool,
+}
+
+impl State {
+    /// Drops every connection idle for `age` or longer; returns the
+    /// oldest remaining `since`.
+    fn purge(&mut self, age: Duration) -> Option<Instant> {
+        let now = Instant::now();
+        let mut removed = 0;
+        self.idle.retain(|_, list| {
+            let before = list.len();
+            list.retain(|i| now.saturating_duration_since(i.since) < age);
+            removed += before - list.len();
+            !list.is_empty()
+        });
+        self.total -= removed;
+        self.idle
+            .values()
+            .filter_map(|l| l.first())
+            .map(|i| i.since)
+            .min()
+    }
 }
 
 /// Idle connections of one `Fetcher`.
@@ -133,34 +157,24 @@ impl Pool {
 
     /// The most recently kept open connection to `host` at one of `addrs`
     /// (this request's vetted answer), taken out of the pool. Connections
-    /// found closed on the way are dropped.
+    /// found closed or past the idle timeout on the way are dropped.
     pub fn take(&self, host: &str, addrs: &[SocketAddr]) -> Option<Conn> {
         let mut state = self.state();
+        let age = self.limits.idle_timeout;
+        let now = Instant::now();
         let list = state.idle.get_mut(host)?;
-        let mut found = None;
-        let mut i = list.len();
-        let mut dropped = 0;
-        while i > 0 {
-            i -= 1;
-            if list[i].conn.sender.is_closed() {
-                let gone = list.remove(i);
-                gone.expiry.abort();
-                dropped += 1;
-                continue;
-            }
-            if addrs.contains(&list[i].conn.addr) {
-                found = Some(list.remove(i));
-                break;
-            }
-        }
-        let empty = list.is_empty();
-        if empty {
+        let before = list.len();
+        list.retain(|i| !i.conn.sender.is_closed() && now.saturating_duration_since(i.since) < age);
+        let found = list
+            .iter()
+            .rposition(|i| addrs.contains(&i.conn.addr))
+            .map(|k| list.remove(k));
+        let after = list.len();
+        if list.is_empty() {
             state.idle.remove(host);
         }
-        state.total -= dropped + usize::from(found.is_some());
-        let idle = found?;
-        idle.expiry.abort();
-        Some(idle.conn)
+        state.total -= before - after;
+        found.map(|i| i.conn)
     }
 
     /// Keeps `lease`'s connection for a later request, if the response
@@ -168,7 +182,8 @@ impl Pool {
     /// otherwise it is dropped (closed).
     pub fn put(&self, lease: Lease) {
         let Lease { conn, host, keep } = lease;
-        if !keep || conn.sender.is_closed() || self.limits.idle_timeout.is_zero() {
+        let age = self.limits.idle_timeout;
+        if !keep || conn.sender.is_closed() || age.is_zero() {
             return;
         }
         let mut state = self.state();
@@ -176,52 +191,40 @@ impl Pool {
         if here >= self.limits.per_host || state.total >= self.limits.total {
             return;
         }
-        let id = state.next_id;
-        state.next_id += 1;
-        let me = self.me.clone();
-        let (key, age) = (host.clone(), self.limits.idle_timeout);
-        let expiry = tokio::spawn(async move {
-            tokio::time::sleep(age).await;
-            if let Some(pool) = me.upgrade() {
-                pool.expire(&key, id);
-            }
+        state.idle.entry(host).or_default().push(Idle {
+            conn,
+            since: Instant::now(),
         });
-        state
-            .idle
-            .entry(host)
-            .or_default()
-            .push(Idle { id, conn, expiry });
         state.total += 1;
-    }
-
-    fn expire(&self, host: &str, id: u64) {
-        let mut state = self.state();
-        let Some(list) = state.idle.get_mut(host) else {
-            return;
-        };
-        let before = list.len();
-        list.retain(|i| i.id != id);
-        let removed = before - list.len();
-        if list.is_empty() {
-            state.idle.remove(host);
+        if !state.reaper {
+            state.reaper = true;
+            let me = self.me.clone();
+            tokio::spawn(async move {
+                // An idle timeout too long for the clock never comes: no
+                // reaping is needed (the flag stays set, so none starts).
+                let Some(mut next) = Instant::now().checked_add(age) else {
+                    return;
+                };
+                loop {
+                    tokio::time::sleep_until(next).await;
+                    let Some(pool) = me.upgrade() else { return };
+                    let mut state = pool.state();
+                    match state.purge(age).and_then(|oldest| oldest.checked_add(age)) {
+                        Some(at) => next = at,
+                        None => {
+                            state.reaper = false;
+                            return;
+                        }
+                    }
+                }
+            });
         }
-        state.total -= removed;
     }
 
     /// How many connections are idle.
     #[cfg(test)]
     fn idle(&self) -> usize {
         self.state().total
-    }
-}
-
-impl Drop for Pool {
-    fn drop(&mut self) {
-        for list in self.state().idle.values() {
-            for i in list {
-                i.expiry.abort();
-            }
-        }
     }
 }
 
