@@ -82,6 +82,11 @@ pub(crate) struct PolicyOptions {
     /// https://r.jina.ai/ (that service sees the URL).
     #[arg(long, value_name = "PREFIX")]
     pub(crate) reader: Option<String>,
+    /// Dial every request afresh instead of keeping idle connections for
+    /// later requests to the same host and address (`mcp` sessions keep
+    /// them by default; every request is resolved and vetted either way).
+    #[arg(long)]
+    pub(crate) no_connection_reuse: bool,
 }
 
 impl PolicyOptions {
@@ -120,6 +125,7 @@ impl PolicyOptions {
             }
         }
         p.robots_txt = self.robots_txt;
+        p.connection_reuse = !self.no_connection_reuse;
         if let Some(prefix) = &self.reader {
             // A prefix the policy would refuse could never be used: say so
             // at start-up rather than on every fallback.

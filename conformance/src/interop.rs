@@ -639,7 +639,7 @@ pub fn main() -> Result<usize, String> {
         ("goaway.example", 14, "GOAWAY"),
         ("apache.example", 20, "APACHE"),
     ];
-    let mut table = HashMap::new();
+    let mut table: HashMap<String, Vec<IpAddr>> = HashMap::new();
     let mut map = Vec::new();
     for (name, last, port) in by_name {
         table.insert(name.to_string(), vec![public(last)]);
@@ -665,7 +665,7 @@ pub fn main() -> Result<usize, String> {
             .tls(roots.clone())
             .build()
     };
-    let http = fetcher(Arc::new(StaticResolve::new(table))).map_err(|e| e.to_string())?;
+    let http = fetcher(Arc::new(StaticResolve::new(table.clone()))).map_err(|e| e.to_string())?;
     let dns = fetcher(Arc::new(
         HickoryResolve::server(SocketAddr::from(([127, 0, 0, 1], dns_port)))
             .map_err(|e| e.to_string())?,
@@ -731,6 +731,47 @@ pub fn main() -> Result<usize, String> {
         if goaway_failures.is_empty() { "ok".to_string() } else { format!("FAILED: {} failed: {:?}", goaway_failures.len(), &goaway_failures[..goaway_failures.len().min(3)]) }
     );
     record("goaway", goaway_failures.is_empty());
+
+    // Connection reuse against real servers: 10 fetches in a row on one
+    // fresh Fetcher take one connection (every hop still resolved and
+    // vetted); a server that closes after each response is never reused.
+    for (name, url, want_reused) in [
+        ("nginx h2", "https://h2.example/", 9),
+        ("nginx HTTP/1.1", "https://h1.example/", 9),
+        ("Apache httpd", "https://apache.example/", 9),
+        ("nginx keepalive_requests 1", "https://goaway.example/", 0),
+    ] {
+        let verdict = (|| {
+            let f =
+                fetcher(Arc::new(StaticResolve::new(table.clone()))).map_err(|e| e.to_string())?;
+            let (mut reused, mut dials) = (0, 0);
+            for _ in 0..10 {
+                let (o, a) = rt.block_on(f.call_audited(&json!({ "url": url })));
+                if o.id != "fetch.ok" {
+                    return Err(format!(
+                        "{}: {}",
+                        o.id,
+                        o.text.chars().take(120).collect::<String>()
+                    ));
+                }
+                reused += a.hops.iter().filter(|h| h.reused).count();
+                dials += a.hops.iter().map(|h| h.dials.len()).sum::<usize>();
+            }
+            if reused != want_reused || dials != 10 - want_reused {
+                return Err(format!(
+                    "{reused} reused, {dials} dials; want {want_reused} reused"
+                ));
+            }
+            Ok(())
+        })();
+        match &verdict {
+            Ok(()) => {
+                println!("reuse/{name}: 10 fetches, {want_reused} on a kept connection ... ok")
+            }
+            Err(why) => println!("reuse/{name} ... FAILED: {why}"),
+        }
+        record("reuse", verdict.is_ok());
+    }
 
     drop(servers);
     drop(cleanup);

@@ -716,7 +716,7 @@ impl Fetcher {
             while let Some(conn) = inner.pool.take(host, &addrs) {
                 tracing::info!(target: "webgate", addr = %conn.addr, "kept connection taken");
                 match self.request_on(url, conn, true, deadline, hop).await {
-                    Sent::Answered(x) => return Ok(x),
+                    Sent::Answered(x) => return Ok(*x),
                     // It closed while idle (the server's keep-alive ran
                     // out): the next one, or a fresh dial, in the same
                     // deadline.
@@ -826,7 +826,7 @@ impl Fetcher {
             tls: tls_audit,
         };
         match self.request_on(url, conn, false, deadline, hop).await {
-            Sent::Answered(x) => Ok(x),
+            Sent::Answered(x) => Ok(*x),
             Sent::Stale => unreachable!("a fresh connection is never stale"),
             Sent::Failed(e, was_gone) => {
                 *gone = was_gone;
@@ -892,7 +892,7 @@ impl Fetcher {
                         .is_ok_and(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case("close")))
                 });
                 let host = url.host().to_string();
-                Sent::Answered((resp, Lease { conn, host, keep }))
+                Sent::Answered(Box::new((resp, Lease { conn, host, keep })))
             }
             Ok(Err(e)) => {
                 // A kept connection that fails before any response (closed
@@ -1071,7 +1071,7 @@ impl Fetcher {
 /// How a request on one connection ended.
 enum Sent {
     /// The head arrived.
-    Answered((Response<Incoming>, Lease)),
+    Answered(Box<(Response<Incoming>, Lease)>),
     /// A kept connection had closed; nothing was answered.
     Stale,
     /// The request failed; whether the connection went away before any

@@ -54,6 +54,10 @@ prop_compose! {
         cut in count(vec![0usize, usize::MAX]),
         ua in user_agent(),
         robots in any::<bool>(),
+        reuse in any::<bool>(),
+        per_host in count(vec![0usize, 1, usize::MAX]),
+        idle_total in count(vec![0usize, 1, usize::MAX]),
+        idle in duration(),
     ) -> Policy {
         let mut p = Policy::default();
         p.ports = ports;
@@ -68,6 +72,10 @@ prop_compose! {
         p.search_error_cut = cut;
         p.user_agent = ua;
         p.robots_txt = robots;
+        p.connection_reuse = reuse;
+        p.idle_per_host = per_host;
+        p.idle_total = idle_total;
+        p.idle_timeout = idle;
         p
     }
 }

@@ -11,7 +11,7 @@ use std::task::{Context, Poll, Waker};
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{HeaderName, HeaderValue, HOST, USER_AGENT};
-use hyper::{Method, Request, Response};
+use hyper::{Method, Request};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::Instant;
@@ -103,12 +103,14 @@ impl Drop for ConnGuard {
 /// Sends `req` over `io` and waits for the response head: a
 /// [`handshake`] and one request. With `h2`, the request URI must be
 /// absolute (it carries `:authority`); over HTTP/1.1 it must be
-/// origin-form with a `Host` header.
+/// origin-form with a `Host` header. (The search client's path; fetch
+/// keeps the sender, for reuse.)
+#[cfg(feature = "search-providers")]
 pub(crate) async fn send<T>(
     io: T,
     h2: bool,
     req: Request<Full<Bytes>>,
-) -> Result<(Response<Incoming>, ConnGuard), hyper::Error>
+) -> Result<(hyper::Response<Incoming>, ConnGuard), hyper::Error>
 where
     T: AsyncRead + AsyncWrite + Send + Unpin + 'static,
 {

@@ -343,6 +343,23 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn extreme_bounds_do_not_panic() {
+        let pool = Pool::new(Limits {
+            per_host: usize::MAX,
+            total: usize::MAX,
+            idle_timeout: Duration::MAX,
+        });
+        let (c, _s) = conn(A).await;
+        pool.put(lease(c, "a.example"));
+        tokio::task::yield_now().await;
+        assert!(pool.take("a.example", &[A.parse().unwrap()]).is_some());
+        let none = Pool::new(limits(0, 0));
+        let (c, _s) = conn(A).await;
+        none.put(lease(c, "a.example"));
+        assert_eq!(none.idle(), 0);
+    }
+
+    #[tokio::test]
     async fn a_connection_the_server_closed_is_dropped_not_handed_out() {
         let pool = Pool::new(limits(4, 8));
         let (c, server) = conn(A).await;
