@@ -187,6 +187,9 @@ impl Pool {
             return;
         }
         let mut state = self.state();
+        // Also here, not only in the reaper: a reaper whose runtime has
+        // ended is gone, and the bounds must still hold.
+        state.purge(age);
         let here = state.idle.get(&host).map_or(0, Vec::len);
         if here >= self.limits.per_host || state.total >= self.limits.total {
             return;
@@ -340,6 +343,21 @@ mod tests {
         let (c, _s) = conn(A).await;
         zero.put(lease(c, "a.example"));
         assert_eq!(zero.idle(), 0, "a zero timeout keeps none");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn without_a_reaper_the_next_put_still_drops_what_is_too_old() {
+        let pool = Pool::new(limits(4, 8));
+        // As if the reaper's runtime had ended: none runs.
+        pool.state().reaper = true;
+        let (c, _s) = conn(A).await;
+        pool.put(lease(c, "a.example"));
+        tokio::time::sleep(Duration::from_secs(31)).await;
+        assert_eq!(pool.idle(), 1);
+        let (c, _s2) = conn(B).await;
+        pool.put(lease(c, "b.example"));
+        assert_eq!(pool.idle(), 1, "the old one went, the new one stays");
+        assert!(pool.take("a.example", &[A.parse().unwrap()]).is_none());
     }
 
     #[tokio::test]
