@@ -29,7 +29,7 @@ use crate::extract;
 use crate::messages::{Extraction, FetchError, FetchOk, Progress, RobotsRefusal, SetupError};
 use crate::net::http;
 use crate::net::pool::{Conn, Lease, Limits, Pool};
-use crate::net::{eyeballs, Dial, Io, Resolve, TcpDial, TlsSettings};
+use crate::net::{eyeballs, Dial, Resolve, TcpDial, TlsSettings};
 use crate::policy::robots::{self, RobotsMemo, RobotsTxt, Unreachable};
 use crate::policy::{admit, next_hop, vet, AdmittedUrl, Hop, Policy};
 use crate::progress;
@@ -740,10 +740,9 @@ impl Fetcher {
             inner.policy.connect_attempt_delay,
             &mut hop.dials,
         );
-        let stream: Result<Result<Box<dyn Io>, ()>, _> =
-            tokio::time::timeout_at(connect_by, race).await;
+        let stream = tokio::time::timeout_at(connect_by, race).await;
         hop.phases.connect_ms = Some(ms(t.elapsed()));
-        let stream = match stream {
+        let (addr, stream) = match stream {
             Ok(Ok(s)) => s,
             Ok(Err(())) => {
                 hop.failed_at = Some(FailedAt::Connect);
@@ -754,13 +753,6 @@ impl Fetcher {
                 return Err(timed_out());
             }
         };
-        // OK because the race succeeded, so one dial is marked connected.
-        let addr = hop
-            .dials
-            .iter()
-            .find(|d| d.outcome == "connected")
-            .map(|d| d.addr)
-            .expect("a connected dial");
 
         progress::report(Progress::Connecting {
             host: host.to_string(),
@@ -827,7 +819,9 @@ impl Fetcher {
         };
         match self.request_on(url, conn, false, deadline, hop).await {
             Sent::Answered(x) => Ok(*x),
-            Sent::Stale => unreachable!("a fresh connection is never stale"),
+            // Only a kept connection is ever stale; were a fresh one
+            // reported so, it is a failed request, not a panic.
+            Sent::Stale => Err(failed()),
             Sent::Failed(e, was_gone) => {
                 *gone = was_gone;
                 Err(e)
@@ -938,7 +932,6 @@ impl Fetcher {
         // OK because the caller pushed this request's hop.
         let hop = audit.hops.last_mut().expect("hop");
         let shown = url.display();
-        let body_audit = hop.body.insert(BodyAudit::default());
         let headers = resp.headers();
         let head = body::head::Head {
             status: resp.status().as_u16(),
@@ -946,13 +939,21 @@ impl Fetcher {
             content_length: headers.get(CONTENT_LENGTH).map(|v| v.as_bytes()),
             content_encoding: all(headers, CONTENT_ENCODING),
         };
-        let plan = body::head::judge(&head, policy.body_cap, body_audit);
+        let mut judged = BodyAudit::default();
+        let plan = match body::head::judge(&head, policy.body_cap, &mut judged) {
+            // A status refusal judged no body: the hop records none.
+            Err(refusal @ body::head::HeadRefusal::Status(_)) => {
+                hop.failed_at = Some(refusal.failed_at());
+                return Err(refusal.into_error(shown, policy.body_cap));
+            }
+            judged => judged,
+        };
+        let body_audit = hop.body.insert(judged);
         let plan = match plan {
             Ok(plan) => plan,
             Err(refusal) => {
                 hop.failed_at = Some(refusal.failed_at());
                 match refusal {
-                    body::head::HeadRefusal::Status(_) => hop.body = None,
                     body::head::HeadRefusal::DeclaredOverCap => tracing::info!(
                         target: "webgate",
                         declared = body_audit.declared_length,

@@ -57,14 +57,14 @@ enum Wake {
 /// Dials `addrs` on `port` as the module says, recording every attempt in
 /// `dials` (its outcome: `connected`, the error's kind, `abandoned` when
 /// another won, or left `timed out` when the caller's limit ends the race).
-/// `Err` when every attempt failed.
+/// The winner's address and stream; `Err` when every attempt failed.
 pub(crate) async fn race(
     dialer: &dyn Dial,
     addrs: Vec<VettedAddr>,
     port: u16,
     delay: Duration,
     dials: &mut Vec<DialAudit>,
-) -> Result<Box<dyn Io>, ()> {
+) -> Result<(SocketAddr, Box<dyn Io>), ()> {
     if addrs.is_empty() {
         return Err(());
     }
@@ -111,7 +111,7 @@ pub(crate) async fn race(
                 for (j, _) in &pending {
                     dials[*j].outcome = "abandoned".into();
                 }
-                return Ok(s);
+                return Ok((addr, s));
             }
             Wake::Failed(i, kind) => {
                 let addr = dials[i].addr;
