@@ -358,18 +358,32 @@ async fn run_agent(v: &Vector, ca: &TestCa) -> Result<Actual, String> {
     options.reader_prefix = a.reader.clone();
     let searcher = (!a.no_provider).then_some(searcher);
     let toolbox = Arc::new(Toolbox::new(fetcher, searcher, options));
-    let run = toolbox.start_run();
+    let run = Arc::new(toolbox.start_run());
     let tool = v.tool.trim_start_matches("agent:");
     let args: serde_json::Value =
         serde_json::from_str(&v.args).map_err(|e| format!("args are not JSON: {e}"))?;
+    // By kind, not by name: a toolbox without a provider does not list
+    // web_search, and the vector is about what calling it anyway does.
+    let call = |run: Arc<webgate::agent::Run>, args: serde_json::Value, fetch: bool| async move {
+        if fetch {
+            run.fetch(&args).await
+        } else {
+            run.search(&args).await
+        }
+    };
+    let fetch = tool == "web_fetch";
     let mut reply = None;
-    for _ in 0..a.calls.unwrap_or(1).max(1) {
-        // By kind, not by name: a toolbox without a provider does not list
-        // web_search, and the vector is about what calling it anyway does.
-        reply = Some(match tool {
-            "web_fetch" => run.fetch(&args).await,
-            _ => run.search(&args).await,
-        });
+    if a.concurrent {
+        let calls: Vec<_> = (0..a.calls.unwrap_or(1).max(1))
+            .map(|_| tokio::spawn(call(Arc::clone(&run), args.clone(), fetch)))
+            .collect();
+        for c in calls {
+            reply = Some(c.await.map_err(|e| format!("a call panicked: {e}"))?);
+        }
+    } else {
+        for _ in 0..a.calls.unwrap_or(1).max(1) {
+            reply = Some(call(Arc::clone(&run), args.clone(), fetch).await);
+        }
     }
     // OK because the loop ran at least once.
     let reply = reply.expect("one call");

@@ -121,6 +121,10 @@ pub struct AgentVector {
     #[serde(default)]
     pub no_provider: bool,
     pub calls: Option<usize>,
+    /// Make the `calls` at once, in one run, instead of one after another
+    /// (the reply compared is the last one started).
+    #[serde(default)]
+    pub concurrent: bool,
     /// The reader fallback's prefix.
     pub reader: Option<String>,
 }

@@ -463,25 +463,29 @@ impl Fetcher {
             remembered: false,
             hops: Vec::new(),
         };
-        let file = match memo.get(&origin) {
-            Some(f) => {
-                record.remembered = true;
-                f
-            }
+        // Calls of one run that ask at once wait for one read: the one
+        // that reads records the hops, the others record `remembered`.
+        let mut read_here = false;
+        let hops = &mut record.hops;
+        let got = match memo.slot(&origin) {
+            Some(slot) => slot
+                .get_or_try_init(|| {
+                    read_here = true;
+                    self.read_robots_traced(&origin, hops)
+                })
+                .await
+                .map(Arc::clone),
             None => {
-                let read = self
-                    .read_robots(&origin, &mut record.hops)
-                    .instrument(tracing::info_span!(target: "webgate", "robots.txt", %origin))
-                    .await;
-                let f = match read {
-                    Ok(f) => Arc::new(f),
-                    Err(e) => {
-                        audit.robots.push(record);
-                        return Err(e);
-                    }
-                };
-                memo.put(&origin, Arc::clone(&f));
-                f
+                read_here = true;
+                self.read_robots_traced(&origin, hops).await
+            }
+        };
+        record.remembered = !read_here;
+        let file = match got {
+            Ok(f) => f,
+            Err(e) => {
+                audit.robots.push(record);
+                return Err(e);
             }
         };
         record.file = match *file {
@@ -516,6 +520,19 @@ impl Fetcher {
                 refusal,
             }),
         }
+    }
+
+    /// [`Self::read_robots`] in its `robots.txt` span, the file made
+    /// shareable (a run keeps it in its memo).
+    async fn read_robots_traced(
+        &self,
+        origin: &str,
+        hops: &mut Vec<HopAudit>,
+    ) -> Result<Arc<RobotsTxt>, FetchError> {
+        self.read_robots(origin, hops)
+            .instrument(tracing::info_span!(target: "webgate", "robots.txt", %origin))
+            .await
+            .map(Arc::new)
     }
 
     /// Reads `origin`'s `/robots.txt` under the policy: the same lookup,

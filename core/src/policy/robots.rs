@@ -329,12 +329,17 @@ pub fn path_of(url: &url::Url) -> String {
 }
 
 /// The robots.txt files one run has read, by origin (`https://host:port`):
-/// a run reads an origin's file once. Nothing outlives the run that owns
-/// it (a [`crate::agent::Run`], or one direct fetch).
+/// a run reads an origin's file once, even when its calls run at once
+/// (the first reads it, the others wait for that read). Nothing outlives
+/// the run that owns it (a [`crate::agent::Run`], or one direct fetch).
 #[derive(Debug, Default)]
 pub struct RobotsMemo {
-    files: Mutex<HashMap<String, Arc<RobotsTxt>>>,
+    files: Mutex<HashMap<String, Slot>>,
 }
+
+/// One origin's file: read once, by whichever call asks first; a read
+/// that fails leaves the slot empty for the next call to try.
+pub(crate) type Slot = Arc<tokio::sync::OnceCell<Arc<RobotsTxt>>>;
 
 impl RobotsMemo {
     /// An empty memo.
@@ -345,15 +350,31 @@ impl RobotsMemo {
     /// The file read for `origin` in this run, if any.
     pub fn get(&self, origin: &str) -> Option<Arc<RobotsTxt>> {
         let files = self.files.lock().unwrap_or_else(|e| e.into_inner());
-        files.get(origin).cloned()
+        files.get(origin).and_then(|s| s.get().cloned())
     }
 
-    /// Keeps what was read for `origin` (up to [`MEMO_ORIGINS`] origins).
+    /// Keeps what was read for `origin` (up to [`MEMO_ORIGINS`] origins);
+    /// a file already kept for it stays.
     pub fn put(&self, origin: &str, file: Arc<RobotsTxt>) {
-        let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
-        if files.len() < MEMO_ORIGINS || files.contains_key(origin) {
-            files.insert(origin.to_string(), file);
+        if let Some(slot) = self.slot(origin) {
+            let _ = slot.set(file);
         }
+    }
+
+    /// The slot of `origin`, made on first use; `None` when the memo
+    /// already holds [`MEMO_ORIGINS`] other origins (the file is then
+    /// read for this call alone).
+    pub(crate) fn slot(&self, origin: &str) -> Option<Slot> {
+        let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(s) = files.get(origin) {
+            return Some(Arc::clone(s));
+        }
+        if files.len() >= MEMO_ORIGINS {
+            return None;
+        }
+        let s = Slot::default();
+        files.insert(origin.to_string(), Arc::clone(&s));
+        Some(s)
     }
 }
 
