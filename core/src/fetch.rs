@@ -465,22 +465,18 @@ impl Fetcher {
         };
         // Calls of one run that ask at once wait for one read: the one
         // that reads records the hops, the others record `remembered`.
-        let mut read_here = false;
-        let hops = &mut record.hops;
-        let got = match memo.slot(&origin) {
-            Some(slot) => slot
-                .get_or_try_init(|| {
-                    read_here = true;
-                    self.read_robots_traced(&origin, hops)
-                })
-                .await
-                .map(Arc::clone),
-            None => {
-                read_here = true;
-                self.read_robots_traced(&origin, hops).await
+        let got = match memo.claim(&origin).await {
+            robots::Claimed::Read(f) => {
+                record.remembered = true;
+                Ok(f)
             }
+            robots::Claimed::Mine(ticket) => {
+                let read = self.read_robots_traced(&origin, &mut record.hops).await;
+                ticket.settle(read.as_ref().ok().cloned());
+                read
+            }
+            robots::Claimed::Unkept => self.read_robots_traced(&origin, &mut record.hops).await,
         };
-        record.remembered = !read_here;
         let file = match got {
             Ok(f) => f,
             Err(e) => {

@@ -31,7 +31,10 @@
 //! [`Policy::robots_txt`]: crate::policy::Policy::robots_txt
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
 
 /// The most of a robots.txt body that is read (RFC 9309 §2.5: at least
 /// 500 kibibytes).
@@ -330,16 +333,35 @@ pub fn path_of(url: &url::Url) -> String {
 
 /// The robots.txt files one run has read, by origin (`https://host:port`):
 /// a run reads an origin's file once, even when its calls run at once
-/// (the first reads it, the others wait for that read). Nothing outlives
-/// the run that owns it (a [`crate::agent::Run`], or one direct fetch).
+/// (the first to ask reads it; the others wait for that read). Nothing
+/// outlives the run that owns it (a [`crate::agent::Run`], or one direct
+/// fetch).
+///
+/// The waiting is plain `std::task` wakers, so this stays free of any
+/// runtime: [`RobotsMemo::claim`] is a future the IO loop awaits.
 #[derive(Debug, Default)]
 pub struct RobotsMemo {
-    files: Mutex<HashMap<String, Slot>>,
+    files: Mutex<HashMap<String, Entry>>,
 }
 
-/// One origin's file: read once, by whichever call asks first; a read
-/// that fails leaves the slot empty for the next call to try.
-pub(crate) type Slot = Arc<tokio::sync::OnceCell<Arc<RobotsTxt>>>;
+/// One origin in the memo.
+#[derive(Debug)]
+enum Entry {
+    Read(Arc<RobotsTxt>),
+    /// A call is reading it; these calls wait.
+    Reading(Vec<Waker>),
+}
+
+/// What [`RobotsMemo::claim`] gives.
+pub(crate) enum Claimed<'a> {
+    /// The file this run read before.
+    Read(Arc<RobotsTxt>),
+    /// Nobody has it: this call reads it and hands it over (or drops the
+    /// ticket, and the next call in line reads it instead).
+    Mine(ReadTicket<'a>),
+    /// The memo is full: this call reads the file for itself.
+    Unkept,
+}
 
 impl RobotsMemo {
     /// An empty memo.
@@ -347,40 +369,209 @@ impl RobotsMemo {
         RobotsMemo::default()
     }
 
+    fn files(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+        self.files.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// The file read for `origin` in this run, if any.
     pub fn get(&self, origin: &str) -> Option<Arc<RobotsTxt>> {
-        let files = self.files.lock().unwrap_or_else(|e| e.into_inner());
-        files.get(origin).and_then(|s| s.get().cloned())
+        match self.files().get(origin) {
+            Some(Entry::Read(f)) => Some(Arc::clone(f)),
+            _ => None,
+        }
     }
 
     /// Keeps what was read for `origin` (up to [`MEMO_ORIGINS`] origins);
-    /// a file already kept for it stays.
+    /// calls waiting for it get it.
     pub fn put(&self, origin: &str, file: Arc<RobotsTxt>) {
-        if let Some(slot) = self.slot(origin) {
-            let _ = slot.set(file);
+        let mut files = self.files();
+        if files.len() < MEMO_ORIGINS || files.contains_key(origin) {
+            if let Some(Entry::Reading(waiters)) =
+                files.insert(origin.to_string(), Entry::Read(file))
+            {
+                waiters.into_iter().for_each(Waker::wake);
+            }
         }
     }
 
-    /// The slot of `origin`, made on first use; `None` when the memo
-    /// already holds [`MEMO_ORIGINS`] other origins (the file is then
-    /// read for this call alone).
-    pub(crate) fn slot(&self, origin: &str) -> Option<Slot> {
-        let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(s) = files.get(origin) {
-            return Some(Arc::clone(s));
+    /// The file of `origin`, once no other call of this run is reading
+    /// it; or the ticket to read it.
+    pub(crate) fn claim<'a>(&'a self, origin: &'a str) -> Claim<'a> {
+        Claim { memo: self, origin }
+    }
+
+    /// Ends a read: the file kept (and handed to the waiting calls), or
+    /// the origin let go so that the first waiting call reads it.
+    fn settle(&self, origin: &str, file: Option<Arc<RobotsTxt>>) {
+        let mut files = self.files();
+        let old = match file {
+            Some(f) => files.insert(origin.to_string(), Entry::Read(f)),
+            None => files.remove(origin),
+        };
+        if let Some(Entry::Reading(waiters)) = old {
+            waiters.into_iter().for_each(Waker::wake);
         }
-        if files.len() >= MEMO_ORIGINS {
-            return None;
+    }
+}
+
+/// The future of [`RobotsMemo::claim`].
+pub(crate) struct Claim<'a> {
+    memo: &'a RobotsMemo,
+    origin: &'a str,
+}
+
+impl<'a> Future for Claim<'a> {
+    type Output = Claimed<'a>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Claimed<'a>> {
+        let mut files = self.memo.files();
+        let full = files.len() >= MEMO_ORIGINS;
+        match files.get_mut(self.origin) {
+            Some(Entry::Read(f)) => Poll::Ready(Claimed::Read(Arc::clone(f))),
+            Some(Entry::Reading(waiters)) => {
+                if !waiters.iter().any(|w| w.will_wake(cx.waker())) {
+                    waiters.push(cx.waker().clone());
+                }
+                Poll::Pending
+            }
+            None if full => Poll::Ready(Claimed::Unkept),
+            None => {
+                files.insert(self.origin.to_string(), Entry::Reading(Vec::new()));
+                Poll::Ready(Claimed::Mine(ReadTicket {
+                    memo: self.memo,
+                    origin: self.origin.to_string(),
+                    settled: false,
+                }))
+            }
         }
-        let s = Slot::default();
-        files.insert(origin.to_string(), Arc::clone(&s));
-        Some(s)
+    }
+}
+
+/// The right to read one origin's file for the run; dropped unsettled
+/// (the call failed or was cancelled), it lets the next call read it.
+pub(crate) struct ReadTicket<'a> {
+    memo: &'a RobotsMemo,
+    origin: String,
+    settled: bool,
+}
+
+impl ReadTicket<'_> {
+    /// Hands over what the read gave: a file to keep, or `None` (the read
+    /// failed, and failures are not remembered).
+    pub(crate) fn settle(mut self, file: Option<Arc<RobotsTxt>>) {
+        self.settled = true;
+        self.memo.settle(&self.origin, file);
+    }
+}
+
+impl Drop for ReadTicket<'_> {
+    fn drop(&mut self) {
+        if !self.settled {
+            self.memo.settle(&self.origin, None);
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A waker that counts its wakes.
+    struct Count(std::sync::atomic::AtomicUsize);
+
+    impl std::task::Wake for Count {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    fn waker() -> (Arc<Count>, Waker) {
+        let c = Arc::new(Count(Default::default()));
+        (Arc::clone(&c), Waker::from(c))
+    }
+
+    fn woken(c: &Count) -> usize {
+        c.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// The first claim reads; a second waits, is woken when the file is
+    /// handed over, and gets it; a later one gets it at once.
+    #[test]
+    fn calls_at_once_wait_for_one_read() {
+        let memo = RobotsMemo::new();
+        let (count, w) = waker();
+        let mut cx = Context::from_waker(&w);
+        let mut first = std::pin::pin!(memo.claim("https://a.example"));
+        let Poll::Ready(Claimed::Mine(ticket)) = first.as_mut().poll(&mut cx) else {
+            panic!("the first claim reads");
+        };
+        let mut second = std::pin::pin!(memo.claim("https://a.example"));
+        assert!(second.as_mut().poll(&mut cx).is_pending());
+        assert!(second.as_mut().poll(&mut cx).is_pending());
+        assert_eq!(woken(&count), 0);
+        assert!(memo.get("https://a.example").is_none());
+        ticket.settle(Some(Arc::new(RobotsTxt::Unavailable)));
+        assert_eq!(woken(&count), 1, "one wake for the waiting call");
+        assert!(matches!(
+            second.as_mut().poll(&mut cx),
+            Poll::Ready(Claimed::Read(_))
+        ));
+        let mut third = std::pin::pin!(memo.claim("https://a.example"));
+        assert!(matches!(
+            third.as_mut().poll(&mut cx),
+            Poll::Ready(Claimed::Read(_))
+        ));
+    }
+
+    /// A read that fails, or a call dropped while reading, lets the next
+    /// call in line read the file itself.
+    #[test]
+    fn a_failed_or_dropped_read_passes_the_turn() {
+        for settle in [true, false] {
+            let memo = RobotsMemo::new();
+            let (count, w) = waker();
+            let mut cx = Context::from_waker(&w);
+            let mut first = std::pin::pin!(memo.claim("o"));
+            let Poll::Ready(Claimed::Mine(ticket)) = first.as_mut().poll(&mut cx) else {
+                panic!("the first claim reads");
+            };
+            let mut second = std::pin::pin!(memo.claim("o"));
+            assert!(second.as_mut().poll(&mut cx).is_pending());
+            if settle {
+                ticket.settle(None);
+            } else {
+                drop(ticket);
+            }
+            assert_eq!(woken(&count), 1);
+            assert!(matches!(
+                second.as_mut().poll(&mut cx),
+                Poll::Ready(Claimed::Mine(_))
+            ));
+        }
+    }
+
+    /// Past [`MEMO_ORIGINS`] origins a call reads for itself; an origin
+    /// already kept is still handed out.
+    #[test]
+    fn a_full_memo_keeps_what_it_has() {
+        let memo = RobotsMemo::new();
+        for i in 0..MEMO_ORIGINS {
+            memo.put(&format!("o{i}"), Arc::new(RobotsTxt::Unavailable));
+        }
+        let (_, w) = waker();
+        let mut cx = Context::from_waker(&w);
+        let mut new = std::pin::pin!(memo.claim("other"));
+        assert!(matches!(
+            new.as_mut().poll(&mut cx),
+            Poll::Ready(Claimed::Unkept)
+        ));
+        let mut kept = std::pin::pin!(memo.claim("o3"));
+        assert!(matches!(
+            kept.as_mut().poll(&mut cx),
+            Poll::Ready(Claimed::Read(_))
+        ));
+        assert!(memo.get("other").is_none());
+    }
 
     #[test]
     fn product_tokens() {
