@@ -406,7 +406,9 @@ impl RobotsMemo {
         let mut files = self.files();
         let old = match file {
             Some(f) => files.insert(origin.to_string(), Entry::Read(f)),
-            None => files.remove(origin),
+            // A file `put` meanwhile stays.
+            None if matches!(files.get(origin), Some(Entry::Reading(_))) => files.remove(origin),
+            None => None,
         };
         if let Some(Entry::Reading(waiters)) = old {
             waiters.into_iter().for_each(Waker::wake);
@@ -548,6 +550,17 @@ mod tests {
                 Poll::Ready(Claimed::Mine(_))
             ));
         }
+        // A file put while a call reads is not dropped when that read fails.
+        let memo = RobotsMemo::new();
+        let (_, w) = waker();
+        let mut cx = Context::from_waker(&w);
+        let mut first = std::pin::pin!(memo.claim("o"));
+        let Poll::Ready(Claimed::Mine(ticket)) = first.as_mut().poll(&mut cx) else {
+            panic!("the first claim reads");
+        };
+        memo.put("o", Arc::new(RobotsTxt::Unavailable));
+        ticket.settle(None);
+        assert!(memo.get("o").is_some());
     }
 
     /// Past [`MEMO_ORIGINS`] origins a call reads for itself; an origin
