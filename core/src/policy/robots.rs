@@ -496,70 +496,66 @@ mod tests {
         c.0.load(std::sync::atomic::Ordering::SeqCst)
     }
 
+    /// One poll of a claim (a claim keeps no state of its own: polling a
+    /// new one later is polling the same).
+    fn poll<'a>(memo: &'a RobotsMemo, origin: &'a str, cx: &mut Context<'_>) -> Poll<Claimed<'a>> {
+        std::pin::pin!(memo.claim(origin)).poll(cx)
+    }
+
+    fn ticket<'a>(memo: &'a RobotsMemo, origin: &'a str, cx: &mut Context<'_>) -> ReadTicket<'a> {
+        match poll(memo, origin, cx) {
+            Poll::Ready(Claimed::Mine(t)) => t,
+            _ => panic!("this claim should read the file"),
+        }
+    }
+
     /// The first claim reads; a second waits, is woken when the file is
     /// handed over, and gets it; a later one gets it at once.
     #[test]
     fn calls_at_once_wait_for_one_read() {
         let memo = RobotsMemo::new();
         let (count, w) = waker();
-        let mut cx = Context::from_waker(&w);
-        let mut first = std::pin::pin!(memo.claim("https://a.example"));
-        let Poll::Ready(Claimed::Mine(ticket)) = first.as_mut().poll(&mut cx) else {
-            panic!("the first claim reads");
-        };
-        let mut second = std::pin::pin!(memo.claim("https://a.example"));
-        assert!(second.as_mut().poll(&mut cx).is_pending());
-        assert!(second.as_mut().poll(&mut cx).is_pending());
+        let cx = &mut Context::from_waker(&w);
+        let first = ticket(&memo, "https://a.example", cx);
+        assert!(poll(&memo, "https://a.example", cx).is_pending());
+        assert!(poll(&memo, "https://a.example", cx).is_pending());
         assert_eq!(woken(&count), 0);
         assert!(memo.get("https://a.example").is_none());
-        ticket.settle(Some(Arc::new(RobotsTxt::Unavailable)));
+        first.settle(Some(Arc::new(RobotsTxt::Unavailable)));
         assert_eq!(woken(&count), 1, "one wake for the waiting call");
-        assert!(matches!(
-            second.as_mut().poll(&mut cx),
-            Poll::Ready(Claimed::Read(_))
-        ));
-        let mut third = std::pin::pin!(memo.claim("https://a.example"));
-        assert!(matches!(
-            third.as_mut().poll(&mut cx),
-            Poll::Ready(Claimed::Read(_))
-        ));
+        for _ in 0..2 {
+            let got = poll(&memo, "https://a.example", cx);
+            assert!(matches!(got, Poll::Ready(Claimed::Read(_))));
+        }
     }
 
     /// A read that fails, or a call dropped while reading, lets the next
-    /// call in line read the file itself.
+    /// call in line read the file itself; a file put meanwhile stays.
     #[test]
     fn a_failed_or_dropped_read_passes_the_turn() {
         for settle in [true, false] {
             let memo = RobotsMemo::new();
             let (count, w) = waker();
-            let mut cx = Context::from_waker(&w);
-            let mut first = std::pin::pin!(memo.claim("o"));
-            let Poll::Ready(Claimed::Mine(ticket)) = first.as_mut().poll(&mut cx) else {
-                panic!("the first claim reads");
-            };
-            let mut second = std::pin::pin!(memo.claim("o"));
-            assert!(second.as_mut().poll(&mut cx).is_pending());
+            let cx = &mut Context::from_waker(&w);
+            let first = ticket(&memo, "o", cx);
+            assert!(poll(&memo, "o", cx).is_pending());
             if settle {
-                ticket.settle(None);
+                first.settle(None);
             } else {
-                drop(ticket);
+                drop(first);
             }
             assert_eq!(woken(&count), 1);
             assert!(matches!(
-                second.as_mut().poll(&mut cx),
+                poll(&memo, "o", cx),
                 Poll::Ready(Claimed::Mine(_))
             ));
         }
-        // A file put while a call reads is not dropped when that read fails.
         let memo = RobotsMemo::new();
         let (_, w) = waker();
-        let mut cx = Context::from_waker(&w);
-        let mut first = std::pin::pin!(memo.claim("o"));
-        let Poll::Ready(Claimed::Mine(ticket)) = first.as_mut().poll(&mut cx) else {
-            panic!("the first claim reads");
-        };
+        let cx = &mut Context::from_waker(&w);
+        let first = ticket(&memo, "o", cx);
         memo.put("o", Arc::new(RobotsTxt::Unavailable));
-        ticket.settle(None);
+        first.settle(None);
         assert!(memo.get("o").is_some());
     }
 
@@ -572,15 +568,13 @@ mod tests {
             memo.put(&format!("o{i}"), Arc::new(RobotsTxt::Unavailable));
         }
         let (_, w) = waker();
-        let mut cx = Context::from_waker(&w);
-        let mut new = std::pin::pin!(memo.claim("other"));
+        let cx = &mut Context::from_waker(&w);
         assert!(matches!(
-            new.as_mut().poll(&mut cx),
+            poll(&memo, "other", cx),
             Poll::Ready(Claimed::Unkept)
         ));
-        let mut kept = std::pin::pin!(memo.claim("o3"));
         assert!(matches!(
-            kept.as_mut().poll(&mut cx),
+            poll(&memo, "o3", cx),
             Poll::Ready(Claimed::Read(_))
         ));
         assert!(memo.get("other").is_none());
