@@ -159,13 +159,18 @@ struct Live {
     count: [u32; STATES],
 }
 
-/// Bytes that may change a hypothesis in a name or an unquoted value.
-fn special(b: u8) -> bool {
-    matches!(
-        b,
-        b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>' | b'=' | b'"' | b'\'' | b'<'
-    )
-}
+/// Bytes that may change a hypothesis in a name or an unquoted value
+/// (`<` too: a tag may open there), as a table by byte.
+static SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let bytes = *b"\t\n\x0c\r /=>\"'<";
+    let mut k = 0;
+    while k < bytes.len() {
+        t[bytes[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
 
 impl Live {
     fn is_empty(&self) -> bool {
@@ -238,6 +243,60 @@ impl Live {
     }
 }
 
+/// Runs the one live hypothesis from byte `i` up to the next `<` (left
+/// to the caller, since a tag may open there), the end of the text, or
+/// the end of its tag; returns where it stopped. The same steps as
+/// [`Live::advance`], one table look-up a byte, and inside a quoted value
+/// or a word a jump to the next byte that can change it.
+fn run_alone(bytes: &[u8], mut i: usize, live: &mut Live, inserts: &mut Vec<usize>) -> usize {
+    let table = &*TABLE;
+    let mut s = live.mask.trailing_zeros() as usize;
+    let mut c = live.count[s];
+    let stop = |s: usize, c: u32, live: &mut Live| {
+        *live = Live::default();
+        live.merge(St::ALL[s], c);
+    };
+    while i < bytes.len() {
+        let skip = match St::ALL[s] {
+            St::DoubleQuoted => memchr::memchr2(b'"', b'<', &bytes[i..]),
+            St::SingleQuoted => memchr::memchr2(b'\'', b'<', &bytes[i..]),
+            St::TagName | St::Name | St::Unquoted => {
+                bytes[i..].iter().position(|&b| SPECIAL[usize::from(b)])
+            }
+            _ => Some(0),
+        };
+        match skip {
+            Some(k) => i += k,
+            None => {
+                stop(s, c, live);
+                return bytes.len();
+            }
+        }
+        let b = bytes[i];
+        if b == b'<' {
+            stop(s, c, live);
+            return i;
+        }
+        let (n, starts) = table[s][class(b)];
+        if starts && c >= MAX_ATTRIBUTES {
+            // The `>` inserted here ends the tag (in every state where
+            // an attribute can start), so the byte itself is text.
+            inserts.push(i);
+            *live = Live::default();
+            return i + 1;
+        }
+        if n == DEAD {
+            *live = Live::default();
+            return i + 1;
+        }
+        s = usize::from(n);
+        c += u32::from(starts);
+        i += 1;
+    }
+    stop(s, c, live);
+    i
+}
+
 /// `html` with a `>` inserted wherever a tag would otherwise get more than
 /// [`MAX_ATTRIBUTES`] attributes; borrowed when nothing is inserted (real
 /// pages).
@@ -249,28 +308,35 @@ pub fn bound_attributes(html: &str) -> Cow<'_, str> {
     let mut opens: Option<usize> = None;
     let mut i = 0;
     while i < bytes.len() {
-        // Fast paths: with nothing live, only a `<` matters; with only
-        // quoted values live, only `<` and quotes do.
+        // Fast paths: with nothing live, only a `<` matters; with one
+        // hypothesis, it runs alone until a `<` (where another may open);
+        // with only quoted values or only words live, few bytes matter.
         if opens.is_none() {
-            let skip = if live.is_empty() {
-                // Continuation bytes are never `<`: skip to a character
-                // boundary, where `str::find` of one byte is a memchr.
-                while !html.is_char_boundary(i) {
-                    i += 1;
+            if live.is_empty() {
+                match memchr::memchr(b'<', &bytes[i..]) {
+                    Some(k) => i += k,
+                    None => break,
                 }
-                html[i..].find('<')
-            } else if live.only_in_words() {
-                bytes[i..].iter().position(|&b| special(b))
-            } else if live.only_quoted() {
-                bytes[i..]
-                    .iter()
-                    .position(|&b| matches!(b, b'<' | b'"' | b'\''))
+            } else if live.mask.count_ones() == 1 {
+                i = run_alone(bytes, i, &mut live, &mut inserts);
+                if i == bytes.len() {
+                    break;
+                }
+                if live.is_empty() {
+                    continue;
+                }
             } else {
-                Some(0)
-            };
-            match skip {
-                Some(k) => i += k,
-                None => break,
+                let skip = if live.only_in_words() {
+                    bytes[i..].iter().position(|&b| SPECIAL[usize::from(b)])
+                } else if live.only_quoted() {
+                    memchr::memchr3(b'<', b'"', b'\'', &bytes[i..])
+                } else {
+                    Some(0)
+                };
+                match skip {
+                    Some(k) => i += k,
+                    None => break,
+                }
             }
         }
         let b = bytes[i];
@@ -315,6 +381,7 @@ pub fn bound_attributes(html: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn attrs(n: u32) -> String {
         (0..n).map(|i| format!(" a{i}")).collect()
@@ -394,6 +461,76 @@ mod tests {
                     tokenized_max(&out)
                 );
             }
+        }
+    }
+
+    /// The scanner without its fast paths: every byte through every
+    /// live hypothesis. Where the real one inserts must be where this
+    /// one does.
+    fn byte_by_byte(html: &str) -> Vec<usize> {
+        let bytes = html.as_bytes();
+        let (mut live, mut inserts, mut opens) = (Live::default(), Vec::new(), None);
+        for (i, &b) in bytes.iter().enumerate() {
+            if live.would_overflow(b) {
+                inserts.push(i);
+                live.advance(b'>');
+            }
+            live.advance(b);
+            if opens == Some(i) {
+                live.merge(St::TagName, 0);
+                opens = None;
+            } else if b == b'<' {
+                let j = if bytes.get(i + 1) == Some(&b'/') {
+                    i + 2
+                } else {
+                    i + 1
+                };
+                if bytes.get(j).is_some_and(u8::is_ascii_alphabetic) {
+                    opens = Some(j);
+                }
+            }
+        }
+        inserts
+    }
+
+    /// Where `bound_attributes` put its `>`s, read back from its output.
+    fn inserted(html: &str) -> Vec<usize> {
+        let out = bound_attributes(html);
+        let (mut at, mut from, mut k) = (Vec::new(), 0, 0);
+        let (a, b) = (html.as_bytes(), out.as_bytes());
+        while from < a.len() {
+            if a[from] == b[from + k] {
+                from += 1;
+            } else {
+                assert_eq!(b[from + k], b'>');
+                at.push(from);
+                k += 1;
+            }
+        }
+        // An insertion at the very end cannot happen: a byte is needed to
+        // start the attribute.
+        assert_eq!(b.len(), a.len() + k);
+        at
+    }
+
+    proptest::proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        #[test]
+        fn fast_paths_change_nothing(
+            parts in proptest::collection::vec(
+                prop_oneof![
+                    proptest::sample::select(vec![
+                        "<", "</", ">", "=", "\"", "'", " ", "/", "a", "\n", "é", "<!--", "-->",
+                    ]).prop_map(str::to_owned),
+                    (1u32..80).prop_map(attrs),
+                ],
+                0..60,
+            )
+        ) {
+            let html: String = parts.concat();
+            // Runs of up to 79 attributes, so that a tag crosses the
+            // bound in some cases and not in others.
+            prop_assert_eq!(inserted(&html), byte_by_byte(&html));
         }
     }
 
