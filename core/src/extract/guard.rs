@@ -317,6 +317,20 @@ pub fn bound_attributes(html: &str) -> Cow<'_, str> {
                     Some(k) => i += k,
                     None => break,
                 }
+                // With nothing live, `<` or `</` and a letter is a tag
+                // name begun, and anything else is text.
+                let j = if bytes.get(i + 1) == Some(&b'/') {
+                    i + 2
+                } else {
+                    i + 1
+                };
+                if bytes.get(j).is_some_and(u8::is_ascii_alphabetic) {
+                    live.merge(St::TagName, 0);
+                    i = j + 1;
+                } else {
+                    i += 1;
+                }
+                continue;
             } else if live.mask.count_ones() == 1 {
                 i = run_alone(bytes, i, &mut live, &mut inserts);
                 if i == bytes.len() {
