@@ -297,6 +297,20 @@ fn run_alone(bytes: &[u8], mut i: usize, live: &mut Live, inserts: &mut Vec<usiz
     i
 }
 
+/// Where a tag's name would begin if the `<` at `i` opens one: the
+/// letter after `<` or `</`.
+fn name_after(bytes: &[u8], i: usize) -> Option<usize> {
+    let j = if bytes.get(i + 1) == Some(&b'/') {
+        i + 2
+    } else {
+        i + 1
+    };
+    bytes
+        .get(j)
+        .is_some_and(u8::is_ascii_alphabetic)
+        .then_some(j)
+}
+
 /// `html` with a `>` inserted wherever a tag would otherwise get more than
 /// [`MAX_ATTRIBUTES`] attributes; borrowed when nothing is inserted (real
 /// pages).
@@ -319,16 +333,12 @@ pub fn bound_attributes(html: &str) -> Cow<'_, str> {
                 }
                 // With nothing live, `<` or `</` and a letter is a tag
                 // name begun, and anything else is text.
-                let j = if bytes.get(i + 1) == Some(&b'/') {
-                    i + 2
-                } else {
-                    i + 1
-                };
-                if bytes.get(j).is_some_and(u8::is_ascii_alphabetic) {
-                    live.merge(St::TagName, 0);
-                    i = j + 1;
-                } else {
-                    i += 1;
+                match name_after(bytes, i) {
+                    Some(j) => {
+                        live.merge(St::TagName, 0);
+                        i = j + 1;
+                    }
+                    None => i += 1,
                 }
                 continue;
             } else if live.mask.count_ones() == 1 {
@@ -364,14 +374,7 @@ pub fn bound_attributes(html: &str) -> Cow<'_, str> {
             live.merge(St::TagName, 0);
             opens = None;
         } else if b == b'<' {
-            let j = if bytes.get(i + 1) == Some(&b'/') {
-                i + 2
-            } else {
-                i + 1
-            };
-            if bytes.get(j).is_some_and(u8::is_ascii_alphabetic) {
-                opens = Some(j);
-            }
+            opens = name_after(bytes, i);
         }
         i += 1;
     }
@@ -494,14 +497,7 @@ mod tests {
                 live.merge(St::TagName, 0);
                 opens = None;
             } else if b == b'<' {
-                let j = if bytes.get(i + 1) == Some(&b'/') {
-                    i + 2
-                } else {
-                    i + 1
-                };
-                if bytes.get(j).is_some_and(u8::is_ascii_alphabetic) {
-                    opens = Some(j);
-                }
+                opens = name_after(bytes, i);
             }
         }
         inserts
