@@ -302,8 +302,11 @@ impl Doc {
         // Hidden content is dropped, unless it is the page: a container
         // that streaming renderers fill in by script (`<div hidden
         // id="S:0">`, React's convention), or a hidden wrapper holding
-        // half the page's text (shown by script once styles load).
+        // half the page's text, or half its text outside links (shown by
+        // script once styles load or a shop's app has run; the menus
+        // around it are mostly links, a hidden menu is all links).
         let all_text = body.map_or(0, |b| nodes[b].text_len);
+        let all_prose = body.map_or(0, |b| nodes[b].text_len.saturating_sub(nodes[b].link_len));
         let mut hid_any = false;
         for &id in &hidden {
             let n = &nodes[id];
@@ -312,7 +315,8 @@ impl Doc {
                     i.strip_prefix("S:")
                         .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
                 });
-            if !(streamed || n.text_len * 2 >= all_text.max(1)) {
+            let prose = n.text_len.saturating_sub(n.link_len);
+            if !(streamed || n.text_len * 2 >= all_text.max(1) || prose * 2 >= all_prose.max(1)) {
                 nodes[id].junk = true;
                 hid_any = true;
             }
@@ -565,6 +569,35 @@ mod tests {
         ] {
             assert!(!style_hides(shows), "{shows}");
         }
+    }
+
+    /// A hidden wrapper stays when it holds half the page's text, or half
+    /// its text outside links (a shop's page hidden until a script has
+    /// run, among menus that are all links); a hidden menu goes.
+    #[test]
+    fn hidden_wrappers_stay_when_they_hold_the_page() {
+        let menu = "<li><a href=/x>A menu entry here</a></li>".repeat(40);
+        let prose = "<p>Plain words of the description, read as they are.</p>".repeat(6);
+        let html = format!(
+            "<ul>{menu}</ul><div style='display:none' id=w>{prose}</div>\
+             <div hidden id=m><ul>{menu}</ul></div><div hidden id=s><p>Sign up today.</p></div>\
+             <p>A short visible line.</p>"
+        );
+        let doc = Doc::parse(&html);
+        let junk = |v| {
+            doc.nodes
+                .iter()
+                .find(|n| n.attr("id") == Some(v))
+                .expect("the element")
+                .junk
+        };
+        // Under half the text (the hidden menu counts): kept for its prose.
+        let wrapper = doc.nodes.iter().find(|n| n.attr("id") == Some("w"));
+        let body = &doc.nodes[doc.body()];
+        assert!(wrapper.expect("w").text_len * 2 < body.text_len);
+        assert!(!junk("w"));
+        assert!(junk("m"));
+        assert!(junk("s"));
     }
 
     /// Dropping forms by subtraction leaves the same figures as summing
