@@ -24,18 +24,22 @@ fn base_of(url: &str) -> url::Url {
 const NEWS_F1: f64 = 0.984;
 
 /// The WCXB sample's F1 (bag of words) overall and per page type, now:
-/// overall 0.812; article 0.948, collection 0.753, documentation 0.952,
-/// forum 0.777, listing 0.725, product 0.662, service 0.866 (the whole dev
-/// split: 0.866 overall).
-const WCXB_F1: f64 = 0.810;
+/// overall 0.811; article 0.948, collection 0.755, documentation 0.952,
+/// forum 0.777, listing 0.709, product 0.670, service 0.865 (the whole dev
+/// split: 0.870 overall). Listing lowered on purpose, for the JSON-LD,
+/// review and hidden-wrapper signals: on the whole split listing stays at
+/// 0.725 and overall goes 0.866 → 0.870 (cross-validated, 0.878 →
+/// 0.881), but two of this sample's listings whose tiles carry ratings
+/// lose some tiles.
+const WCXB_F1: f64 = 0.809;
 const WCXB_TYPES: [(&str, f64); 7] = [
     ("article", 0.946),
-    ("collection", 0.751),
+    ("collection", 0.753),
     ("documentation", 0.950),
     ("forum", 0.775),
-    ("listing", 0.723),
-    ("product", 0.660),
-    ("service", 0.864),
+    ("listing", 0.707),
+    ("product", 0.668),
+    ("service", 0.863),
 ];
 
 #[test]

@@ -6,11 +6,15 @@
 //!   how much of the page's content text it holds and of what kind
 //!   (paragraphs, headings, list items, links, text in boilerplate boxes),
 //!   its tag and role, what its class and id say, readability's score of
-//!   it, and how its children and siblings repeat (posts of a thread,
-//!   tiles of a grid);
+//!   it, how its children and siblings repeat (posts of a thread, tiles
+//!   of a grid), and whether it shows the text the page declares in its
+//!   JSON-LD (a product's description, an article's body);
 //! - a **text unit** inside the chosen root (a block with text of its
 //!   own): its length, link share, sentence shape, tag, the boxes and
-//!   names above it, whether the article rules drop it;
+//!   names above it (reviews and ratings among them), whether a heading
+//!   of its section opens shop furniture ("Customers also bought",
+//!   "Reviews"), whether the article rules drop it, and whether the page
+//!   declares a product or has a cart;
 //! - the **page**: the schema.org types of its JSON-LD, `og:type`, the
 //!   words of its URL path, counts of articles, dates, code blocks and
 //!   prices, and the figures of its chosen root.
@@ -188,7 +192,7 @@ pub const CANDIDATE_FEATURES: [&str; 46] = [
     "heads_log",
     "items_log",
     "paras_log",
-    "reserved",
+    "declared_text_share",
 ];
 
 /// Candidate roots (elements holding a twentieth of the page's text or
@@ -201,6 +205,7 @@ pub fn candidates(doc: &Doc, f: &Figures) -> Vec<(Id, [f64; 46])> {
         .first()
         .copied();
     let max_score = scores.iter().copied().fold(1e-9, f64::max);
+    let declared = declared_text(doc);
     let good_body = f.good[body].max(1);
     let text_body = doc.nodes[body].text_len.max(1) as f64;
     let mut above_top = vec![false; n];
@@ -315,15 +320,163 @@ pub fn candidates(doc: &Doc, f: &Figures) -> Vec<(Id, [f64; 46])> {
             ln1(f64::from(f.heads[id])),
             ln1(f64::from(f.items[id])),
             ln1(f64::from(f.paras[id])),
-            0.0,
+            declared[id],
         ];
         out.push((id, x));
     }
     out
 }
 
+/// The most probes of [`declared_text`] a page gives, and how many
+/// letters and digits each is.
+const MAX_PROBES: usize = 8; // the bits of a u8
+const PROBE: usize = 30;
+
+/// The letters and digits of `text`, lower case, at most `n` (entities,
+/// quotes and spacing differ between a page's JSON-LD and its markup;
+/// the words do not).
+fn alnum(text: &str, n: usize) -> String {
+    text.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .take(n)
+        .collect()
+}
+
+/// Per node, the share of the texts the page declares in its JSON-LD
+/// (a `description`, `articleBody` or `text` of 80 characters or more: a
+/// product's description, an article's body, a question and its
+/// answers) whose start it shows, of those shown anywhere. A page says
+/// there what its content is; the element that shows all of it is the
+/// likely root: a thread's container holds every answer, one post only
+/// its own. Linear: each JSON-LD script is parsed once (256 KiB in all),
+/// each text node long enough is read once, and each node is marked at
+/// most once per text.
+fn declared_text(doc: &Doc) -> Vec<f64> {
+    let mut probes: Vec<String> = Vec::new();
+    let mut json_left: usize = 256 * 1024;
+    let mut budget = 4096;
+    for id in 0..doc.nodes.len() {
+        let n = &doc.nodes[id];
+        if n.tag() != Some("script")
+            || !n
+                .attr("type")
+                .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/ld+json"))
+        {
+            continue;
+        }
+        let mut text = String::new();
+        for k in doc.children(id) {
+            if let Kind::Text(t) = &doc.nodes[k].kind {
+                text.push_str(t);
+            }
+        }
+        json_left = json_left.saturating_sub(text.len());
+        if json_left == 0 {
+            break;
+        }
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
+            json_texts(&v, &mut probes, &mut budget);
+        }
+    }
+    probes.sort_unstable();
+    probes.dedup();
+    let mut shown = vec![0u8; doc.nodes.len()];
+    if probes.is_empty() {
+        return vec![0.0; doc.nodes.len()];
+    }
+    let mut found = 0u8;
+    for id in doc.body()..doc.end(doc.body()) {
+        let n = &doc.nodes[id];
+        let Kind::Text(t) = &n.kind else { continue };
+        if n.junk || n.text_len < PROBE {
+            continue;
+        }
+        let own = alnum(t, usize::MAX);
+        for (k, p) in probes.iter().enumerate() {
+            let bit = 1u8 << k;
+            if !own.contains(p.as_str()) {
+                continue;
+            }
+            found |= bit;
+            let mut c = Some(id);
+            while let Some(x) = c {
+                if shown[x] & bit != 0 {
+                    break;
+                }
+                shown[x] |= bit;
+                c = doc.parent(x);
+            }
+        }
+    }
+    let all = f64::from(found.count_ones().max(1));
+    shown
+        .into_iter()
+        .map(|m| f64::from(m.count_ones()) / all)
+        .collect()
+}
+
+/// The probes of the long declared texts of a JSON-LD value (see
+/// [`declared_text`]); at most `budget` values visited.
+fn json_texts(v: &serde_json::Value, out: &mut Vec<String>, budget: &mut usize) {
+    if *budget == 0 || out.len() >= MAX_PROBES {
+        return;
+    }
+    *budget -= 1;
+    match v {
+        serde_json::Value::Object(m) => {
+            for key in ["description", "articleBody", "text"] {
+                if let Some(serde_json::Value::String(s)) = m.get(key) {
+                    // Descriptions may carry markup; its tags and
+                    // entities (`&amp;`) are not words.
+                    let mut plain = String::new();
+                    let (mut in_tag, mut entity) = (false, 0);
+                    for c in s.chars().take(2_000) {
+                        if entity > 0 {
+                            if (c.is_ascii_alphanumeric() || c == '#') && entity < 10 {
+                                entity += 1;
+                                continue;
+                            }
+                            entity = 0;
+                            if c == ';' {
+                                continue;
+                            }
+                        }
+                        match c {
+                            '<' => in_tag = true,
+                            '>' if in_tag => {
+                                in_tag = false;
+                                plain.push(' ');
+                            }
+                            '&' if !in_tag => entity = 1,
+                            _ if !in_tag => plain.push(c),
+                            _ => {}
+                        }
+                    }
+                    let probe = alnum(&plain, PROBE);
+                    if plain.chars().count() >= 80
+                        && probe.chars().count() == PROBE
+                        && out.len() < MAX_PROBES
+                    {
+                        out.push(probe);
+                    }
+                }
+            }
+            for x in m.values() {
+                json_texts(x, out, budget);
+            }
+        }
+        serde_json::Value::Array(a) => {
+            for x in a {
+                json_texts(x, out, budget);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// The names of a unit's features, in order.
-pub const UNIT_FEATURES: [&str; 46] = [
+pub const UNIT_FEATURES: [&str; 49] = [
     "rules_drop",
     "len_log",
     "words_log",
@@ -369,7 +522,10 @@ pub const UNIT_FEATURES: [&str; 46] = [
     "parent_len_log",
     "in_form",
     "in_strong",
-    "reserved",
+    "in_review_name",
+    "under_furniture_heading",
+    "page_product",
+    "page_cart",
 ];
 
 /// Short phrases of site furniture, in English (most of the training
@@ -404,13 +560,50 @@ const LEXICON: &[&str] = &[
     "sponsored",
 ];
 
+/// Heading words that open a section of shop furniture or of what
+/// others said (lower case, matched inside headings of at most
+/// [`HEADING_READ`] bytes): "Customers also bought", "Reviews (12)".
+const FURNITURE_HEADINGS: &[&str] = &[
+    "review",
+    "rating",
+    "related",
+    "similar",
+    "you may also",
+    "you might also",
+    "you may like",
+    "you might like",
+    "also like",
+    "also bought",
+    "also viewed",
+    "customers also",
+    "frequently bought",
+    "recently viewed",
+    "recommended",
+    "more from",
+    "people also",
+    "sponsored",
+    "trending",
+    "popular",
+    "complete the look",
+    "shop the look",
+];
+
+/// A heading is read for [`FURNITURE_HEADINGS`] when its text is at most
+/// this long (bytes); at most [`HEADING_NODES`] nodes of it are visited,
+/// so a hostile heading costs no more than a short one.
+const HEADING_READ: usize = 80;
+const HEADING_NODES: usize = 32;
+
+/// How far up a heading's section is looked for (elements).
+const SECTION_CLIMB: usize = 6;
+
 /// A block with text of its own inside the chosen root.
 pub struct Unit {
     /// The block element (or the root, for loose text).
     pub id: Id,
     /// Whether no block with text lies inside it.
     pub leaf: bool,
-    pub x: [f64; 46],
+    pub x: [f64; 49],
 }
 
 /// Whether a tag makes its text a unit of its own.
@@ -440,6 +633,10 @@ struct Above {
     link: bool,
     form: bool,
     strong: bool,
+    /// Inside an element named as reviews or ratings.
+    review: bool,
+    /// After a heading of [`FURNITURE_HEADINGS`] in an enclosing section.
+    furniture: bool,
     depth: u32,
 }
 
@@ -462,7 +659,16 @@ const HEAD: usize = 512;
 /// Calls `each` for every text unit under `root`, in the order the units
 /// end, with its features, until `each` returns false. Memory stays the
 /// depth of the tree: a unit is scored as soon as its block closes.
-pub fn units(doc: &Doc, root: Id, rules: &Pruner, mut each: impl FnMut(Unit) -> bool) {
+///
+/// `page` is what the whole page says about it, the same for every unit
+/// (see [`unit_context`]).
+pub fn units(
+    doc: &Doc,
+    root: Id,
+    rules: &Pruner,
+    page: [f64; 2],
+    mut each: impl FnMut(Unit) -> bool,
+) {
     let mut title_words: Vec<String> = doc
         .title
         .to_lowercase()
@@ -479,7 +685,7 @@ pub fn units(doc: &Doc, root: Id, rules: &Pruner, mut each: impl FnMut(Unit) -> 
         if u.len == 0 {
             return true;
         }
-        let x = unit_features(doc, root, &u, span, root_ld, &title_words);
+        let x = unit_features(doc, root, &u, span, root_ld, &title_words, page);
         each(Unit {
             id: u.id,
             leaf: u.leaf,
@@ -495,13 +701,14 @@ pub fn units(doc: &Doc, root: Id, rules: &Pruner, mut each: impl FnMut(Unit) -> 
         above,
         leaf: true,
     };
-    // Units open now, innermost last; open elements with what is above
-    // their children and whether they opened a unit.
+    // Units open now, innermost last; open elements (the root first)
+    // with what is above their children, whether they opened a unit, and
+    // whether one of their headings set `furniture` (see `mark_section`).
     let mut units: Vec<Open> = vec![new_open(root, Above::default())];
-    let mut open: Vec<(Id, Above, bool)> = Vec::new();
+    let mut open: Vec<OpenElement> = vec![(root, Above::default(), false, false)];
     let mut id = root + 1;
     loop {
-        while let Some(&(top, _, unit)) = open.last() {
+        while let Some(&(top, _, unit, _)) = open.last() {
             if id < doc.end(top) {
                 break;
             }
@@ -547,6 +754,9 @@ pub fn units(doc: &Doc, root: Id, rules: &Pruner, mut each: impl FnMut(Unit) -> 
             }
             Kind::Element(_) => {
                 let tag = node.tag().unwrap_or("");
+                if matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6") {
+                    mark_section(doc, id, &mut open);
+                }
                 let cf = node.class_flags();
                 let mut a = above;
                 a.dropped |= rules.drops(id);
@@ -564,6 +774,7 @@ pub fn units(doc: &Doc, root: Id, rules: &Pruner, mut each: impl FnMut(Unit) -> 
                 a.link |= tag == "a";
                 a.form |= tag == "form";
                 a.strong |= matches!(tag, "strong" | "b");
+                a.review |= cf.has(ClassFlags::REVIEW);
                 a.depth += 1;
                 let unit = is_unit_block(tag) && node.text_len > 0;
                 if unit {
@@ -572,7 +783,7 @@ pub fn units(doc: &Doc, root: Id, rules: &Pruner, mut each: impl FnMut(Unit) -> 
                     units.push(new_open(id, a));
                 }
                 if doc.end(id) > id + 1 {
-                    open.push((id, a, unit));
+                    open.push((id, a, unit, false));
                 } else if unit {
                     // OK because it was just pushed.
                     let u = units.pop().expect("unit");
@@ -590,6 +801,57 @@ pub fn units(doc: &Doc, root: Id, rules: &Pruner, mut each: impl FnMut(Unit) -> 
             return;
         }
     }
+}
+
+/// An open element of the units walk: its id, what is above its
+/// children, whether it opened a unit, whether a heading of its own set
+/// its children's `furniture`.
+type OpenElement = (Id, Above, bool, bool);
+
+/// A heading names the section it opens: in the nearest enclosing
+/// element with more text than the heading (at most [`SECTION_CLIMB`]
+/// up), what follows it is furniture when its words say so, until
+/// another heading of that section says otherwise. Siblings, not
+/// ancestors, because "Reviews" is most often a heading beside the
+/// reviews, not above them.
+fn mark_section(doc: &Doc, heading: Id, open: &mut [OpenElement]) {
+    let len = doc.nodes[heading].text_len;
+    if len == 0 {
+        return;
+    }
+    let furniture = len <= HEADING_READ && {
+        let mut low = String::new();
+        for k in (heading + 1..doc.end(heading)).take(HEADING_NODES) {
+            if let Kind::Text(t) = &doc.nodes[k].kind {
+                low.push_str(&t.to_lowercase());
+                low.push(' ');
+            }
+        }
+        FURNITURE_HEADINGS.iter().any(|w| low.contains(w))
+    };
+    let Some(section) = open
+        .iter_mut()
+        .rev()
+        .take(SECTION_CLIMB)
+        .find(|o| doc.nodes[o.0].text_len > len + 20)
+    else {
+        return;
+    };
+    if furniture {
+        section.1.furniture = true;
+        section.3 = true;
+    } else if section.3 {
+        section.1.furniture = false;
+        section.3 = false;
+    }
+}
+
+/// What the page says to every unit: whether it declares a product
+/// (JSON-LD or Open Graph) and whether it has a cart button. Reviews
+/// and "customers also bought" are furniture on a shop's page and often
+/// the content elsewhere.
+pub fn unit_context(page: &[f64; 31]) -> [f64; 2] {
+    [page[1].max(page[9]), page[29]]
 }
 
 /// For every text node under `root`, the unit its text belongs to (the
@@ -629,7 +891,8 @@ fn unit_features(
     span: f64,
     root_ld: f64,
     title_words: &[String],
-) -> [f64; 46] {
+    page: [f64; 2],
+) -> [f64; 49] {
     let nd = &doc.nodes[u.id];
     let tag = if u.id == root {
         "#root"
@@ -745,7 +1008,10 @@ fn unit_features(
         ln1(doc.nodes[parent].text_len as f64),
         flag(a.form),
         flag(a.strong),
-        0.0,
+        flag(a.review),
+        flag(a.furniture),
+        page[0],
+        page[1],
     ]
 }
 
@@ -978,4 +1244,112 @@ pub fn page(doc: &Doc, f: &Figures, url: &url::Url, root: Id) -> [f64; 31] {
         flag(cart),
         f64::from(f.paras[body]) * 100.0 / doc.nodes[body].text_len.max(1) as f64,
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id_of(doc: &Doc, v: &str) -> Id {
+        (0..doc.nodes.len())
+            .find(|&i| doc.nodes[i].attr("id") == Some(v))
+            .expect("the element")
+    }
+
+    /// `unit_context` reads the page row by position: the names there.
+    #[test]
+    fn unit_context_reads_the_product_and_cart_features() {
+        assert_eq!(PAGE_FEATURES[1], "ld_product");
+        assert_eq!(PAGE_FEATURES[9], "og_product");
+        assert_eq!(PAGE_FEATURES[29], "cart");
+        let mut row = [0.0; 31];
+        row[9] = 1.0;
+        assert_eq!(unit_context(&row), [1.0, 0.0]);
+        row[29] = 1.0;
+        assert_eq!(unit_context(&row), [1.0, 1.0]);
+    }
+
+    /// The element that shows the JSON-LD description, and its
+    /// ancestors, are marked; markup, entities and spacing in the
+    /// description do not matter; short or absent texts mark nothing.
+    #[test]
+    fn declared_text_marks_what_shows_the_description() {
+        let ld = r#"{"@context":"https://schema.org","@type":"Product","name":"Mug",
+            "description":"<p>Hand-thrown   stoneware mug &amp; a folk glaze, fired twice in our own kiln for a glossy finish.</p>"}"#;
+        let html = format!(
+            "<script type='application/ld+json'>{ld}</script><div id=nav><a href=/>Home</a></div>\
+             <div id=main><div id=d><p>Hand-thrown stoneware mug &amp; a folk glaze, fired twice \
+             in our own kiln for a glossy finish.</p></div><div id=o><p>Reviews of people who \
+             bought it, many of them.</p></div></div>"
+        );
+        let doc = Doc::parse(&html);
+        let m = declared_text(&doc);
+        for v in ["d", "main"] {
+            assert_eq!(m[id_of(&doc, v)], 1.0, "{v}");
+        }
+        assert_eq!(m[doc.body()], 1.0);
+        assert_eq!((m[id_of(&doc, "o")], m[id_of(&doc, "nav")]), (0.0, 0.0));
+
+        let short = html.replace(
+            "fired twice in our own kiln for a glossy finish.</p>\"}",
+            "</p>\"}",
+        );
+        let absent = html.replace("Hand-thrown stoneware mug &amp; a folk", "A mug, glazed");
+        for page in [short, absent] {
+            let doc = Doc::parse(&page);
+            assert!(declared_text(&doc).iter().all(|&v| v == 0.0), "{page}");
+        }
+
+        // A thread: the question and two answers; their container shows
+        // all three, a post its own.
+        let post = |n: u32| {
+            format!("Post number {n} of this thread says something long enough to be read as a text of its own.")
+        };
+        let ld = format!(
+            r#"{{"@type":"QAPage","mainEntity":{{"@type":"Question","text":"{}",
+            "suggestedAnswer":[{{"@type":"Answer","text":"{}"}},{{"@type":"Answer","text":"{}"}}]}}}}"#,
+            post(1),
+            post(2),
+            post(3)
+        );
+        let html = format!(
+            "<script type=application/ld+json>{ld}</script><div id=t><div id=q><p>{}</p></div>\
+             <div><p>{}</p></div><div><p>{}</p></div></div>",
+            post(1),
+            post(2),
+            post(3)
+        );
+        let doc = Doc::parse(&html);
+        let m = declared_text(&doc);
+        assert_eq!(m[id_of(&doc, "t")], 1.0);
+        assert!((m[id_of(&doc, "q")] - 1.0 / 3.0).abs() < 1e-9);
+    }
+
+    /// What follows a furniture heading in its section is marked, until
+    /// another heading of that section; what comes before is not.
+    #[test]
+    fn furniture_headings_mark_the_rest_of_their_section() {
+        let html = "<div id=root><p id=a>The description of the product, in words.</p>\
+             <div><h2>Customers also bought</h2></div>\
+             <ul><li id=b>Another product, with a price</li></ul>\
+             <h2>Specifications</h2><p id=c>Weight two kilograms, and a strap.</p>\
+             <h3>Reviews (3)</h3><div><p id=d>Great pack, would buy again.</p></div></div>";
+        let doc = Doc::parse(html);
+        let rules = Pruner::new(&doc);
+        let root = id_of(&doc, "root");
+        let at = UNIT_FEATURES
+            .iter()
+            .position(|&n| n == "under_furniture_heading")
+            .expect("the feature");
+        let mut seen = HashMap::new();
+        units(&doc, root, &rules, [0.0, 0.0], |u| {
+            seen.insert(u.id, u.x[at]);
+            true
+        });
+        let got = |v| seen[&id_of(&doc, v)];
+        assert_eq!(
+            [got("a"), got("b"), got("c"), got("d")],
+            [0.0, 1.0, 0.0, 1.0]
+        );
+    }
 }

@@ -167,8 +167,9 @@ pub(crate) fn training_rows(html: &str, base: &Url) -> TrainingRows {
         .collect();
     let root = select::root(&doc, &f);
     let rules = prune::Pruner::new(&doc);
+    let page = features::page(&doc, &f, base, root);
     let mut rows = Vec::new();
-    features::units(&doc, root, &rules, |u| {
+    features::units(&doc, root, &rules, features::unit_context(&page), |u| {
         rows.push((u.id, u.x.to_vec()));
         rows.len() < select::MAX_SCORED
     });
@@ -187,7 +188,7 @@ pub(crate) fn training_rows(html: &str, base: &Url) -> TrainingRows {
     TrainingRows {
         candidates,
         units,
-        page: features::page(&doc, &f, base, root).to_vec(),
+        page: page.to_vec(),
     }
 }
 

@@ -57,13 +57,14 @@ pub fn root(doc: &Doc, f: &Figures) -> Id {
 pub fn choose(doc: &Doc, url: &url::Url, rules: &Pruner) -> Choice {
     let f = Figures::of(doc);
     let root = root(doc, &f);
-    if PAGE.score(&features::page(doc, &f, url, root)) >= logit(ARTICLE) {
+    let page = features::page(doc, &f, url, root);
+    if PAGE.score(&page) >= logit(ARTICLE) {
         return Choice::Article(root);
     }
     let n = doc.nodes.len();
     let (mut dropped, mut own_text) = (vec![false; n], vec![false; n]);
     let mut scored = 0;
-    features::units(doc, root, rules, |unit| {
+    features::units(doc, root, rules, features::unit_context(&page), |unit| {
         scored += 1;
         if UNIT.score(&unit.x) >= logit(KEEP) {
             return scored < MAX_SCORED;

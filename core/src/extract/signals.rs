@@ -155,6 +155,10 @@ const META: &[&str] = &[
     "posted",
 ];
 
+/// Class/id fragments that name reviews and ratings: on a product page
+/// they are what buyers said, not what the page sells.
+const REVIEWS: &[&str] = &["review", "rating", "testimonial"];
+
 /// What an element's class and id say, worked out on first use and kept
 /// (matching the word lists is the costly part of scoring; every rule
 /// asks these same questions).
@@ -172,6 +176,8 @@ impl ClassFlags {
     pub const META: u8 = 16;
     /// Negative without counting "header" (a box header is not one).
     pub const NEGATIVE_BUT_HEADER: u8 = 32;
+    /// Named as reviews or ratings (`REVIEWS`).
+    pub const REVIEW: u8 = 64;
 
     /// Reads a lower-case `class id` string in one pass through an
     /// Aho–Corasick automaton of every fragment list (calling
@@ -238,7 +244,7 @@ fn fragment_automaton() -> &'static [State] {
             bits: 0,
         };
         let mut dfa = vec![empty()];
-        let lists: [(&[&str], u8); 5] = [
+        let lists: [(&[&str], u8); 6] = [
             (NEGATIVE, ClassFlags::NEGATIVE),
             (POSITIVE, ClassFlags::POSITIVE),
             (UNLIKELY, ClassFlags::ASIDE),
@@ -247,6 +253,7 @@ fn fragment_automaton() -> &'static [State] {
                 META,
                 ClassFlags::META | ClassFlags::NEGATIVE | ClassFlags::NEGATIVE_BUT_HEADER,
             ),
+            (REVIEWS, ClassFlags::REVIEW),
         ];
         for (list, bit) in lists {
             for &frag in list {
@@ -576,6 +583,9 @@ mod tests {
         if has(META) || tokens.iter().any(|t| matches!(*t, "date" | "time")) {
             f |= ClassFlags::META;
         }
+        if has(REVIEWS) {
+            f |= ClassFlags::REVIEW;
+        }
         ClassFlags(f)
     }
 
@@ -600,6 +610,7 @@ mod tests {
             "ÜBER-header ñ comment",
             "submasthead",
             "date time-stamp",
+            "customer-reviews star-rating",
         ]
         .iter()
         .map(|s| s.to_string())
@@ -610,6 +621,7 @@ mod tests {
             .chain(UNLIKELY)
             .chain(META)
             .chain(NEGATIVE_TOKENS)
+            .chain(REVIEWS)
             .copied()
             .collect();
         // Deterministic glue: fragment pairs, cut and joined three ways.
