@@ -354,28 +354,10 @@ fn alnum(text: &str, n: usize) -> String {
 /// most once per text.
 fn declared_text(doc: &Doc) -> Vec<f64> {
     let mut probes: Vec<String> = Vec::new();
-    let mut json_left: usize = 256 * 1024;
+    let mut json_left = JSON_LD_BYTES;
     let mut budget = 4096;
     for id in 0..doc.nodes.len() {
-        let n = &doc.nodes[id];
-        if n.tag() != Some("script")
-            || !n
-                .attr("type")
-                .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/ld+json"))
-        {
-            continue;
-        }
-        let mut text = String::new();
-        for k in doc.children(id) {
-            if let Kind::Text(t) = &doc.nodes[k].kind {
-                text.push_str(t);
-            }
-        }
-        json_left = json_left.saturating_sub(text.len());
-        if json_left == 0 {
-            break;
-        }
-        if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
+        if let Some(v) = json_ld(doc, id, &mut json_left) {
             json_texts(&v, &mut probes, &mut budget);
         }
     }
@@ -1050,6 +1032,35 @@ pub const PAGE_FEATURES: [&str; 31] = [
     "paras_per_text",
 ];
 
+/// The most JSON-LD a page has read, bytes: real JSON-LD is a few
+/// kilobytes; a parsed megabyte is tens of megabytes of values.
+const JSON_LD_BYTES: usize = 256 * 1024;
+
+/// The value of a JSON-LD script at `id`, while `left` bytes of the
+/// page's allowance remain (each script read counts against it).
+fn json_ld(doc: &Doc, id: Id, left: &mut usize) -> Option<serde_json::Value> {
+    let n = &doc.nodes[id];
+    if n.tag() != Some("script")
+        || !n
+            .attr("type")
+            .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/ld+json"))
+        || *left == 0
+    {
+        return None;
+    }
+    let mut text = String::new();
+    for k in doc.children(id) {
+        if let Kind::Text(t) = &doc.nodes[k].kind {
+            text.push_str(t);
+        }
+    }
+    *left = left.saturating_sub(text.len());
+    if *left == 0 {
+        return None;
+    }
+    serde_json::from_str(&text).ok()
+}
+
 /// The `@type`s of a JSON-LD value, lower case (at most `budget` values
 /// visited; serde_json caps the nesting).
 fn json_types(v: &serde_json::Value, out: &mut Vec<String>, budget: &mut usize) {
@@ -1088,28 +1099,13 @@ pub fn page(doc: &Doc, f: &Figures, url: &url::Url, root: Id) -> [f64; 31] {
     let (mut articles, mut times, mut pres, mut prices, mut heads) = (0u32, 0u32, 0u32, 0u32, 0u32);
     let mut cart = false;
     let mut budget = 4096;
-    // JSON-LD read per page, bytes.
-    let mut json_left: usize = 256 * 1024;
+    let mut json_left = JSON_LD_BYTES;
     for id in 0..doc.nodes.len() {
         let n = &doc.nodes[id];
         match n.tag() {
-            Some("script")
-                if n.attr("type")
-                    .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/ld+json")) =>
-            {
-                let mut text = String::new();
-                for k in doc.children(id) {
-                    if let Kind::Text(t) = &doc.nodes[k].kind {
-                        text.push_str(t);
-                    }
-                }
-                // Real JSON-LD is a few kilobytes; a parsed megabyte is
-                // tens of megabytes of values, for one type name.
-                json_left = json_left.saturating_sub(text.len());
-                if json_left > 0 {
-                    if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
-                        json_types(&v, &mut types, &mut budget);
-                    }
+            Some("script") => {
+                if let Some(v) = json_ld(doc, id, &mut json_left) {
+                    json_types(&v, &mut types, &mut budget);
                 }
             }
             Some("meta")
