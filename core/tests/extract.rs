@@ -137,6 +137,12 @@ fn rendering_rules() {
         ("<p>line<br>break</p><hr><p>after</p>", "line\nbreak\n\n---\n\nafter"),
         ("<p>a&amp;b &lt;c&gt; &eacute;</p>", "a&b <c> é"),
         ("<p>  spaced \n\n  out  </p>\n\n\n<p>next</p>", "spaced out\n\nnext"),
+        // Inline elements that touch: apart when each side is a word.
+        ("<p><span>2026</span><span>1h 54m</span><span>R</span></p>", "2026 1h 54mR"),
+        ("<p><a href='/a'>Home</a><a href='/b'>About</a></p>", "[Home](https://a.example/a) [About](https://a.example/b)"),
+        ("<p><span>Size</span><!-- --><span>XL</span> <span>12</span><span>.99</span></p>", "Size XL 12.99"),
+        ("<h2><span>H</span><span>i</span></h2><p><b>W</b>ord</p>", "## Hi\n\n**W**ord"),
+        ("<pre><span>ab</span><span>cd</span></pre>", "```\nabcd\n```"),
         ("<p>vis</p><p hidden>h</p><p aria-hidden='true'>h</p><p style='display: none'>h</p><script>s</script><style>s</style><noscript>n</noscript><template>t</template><svg><text>s</text></svg><iframe>f</iframe><form><input value=v><p>f</p></form>", "vis"),
     ];
     for (html, want) in cases {

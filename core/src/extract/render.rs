@@ -312,6 +312,9 @@ impl Renderer<'_> {
         let mut open: Vec<(Id, Opened)> = Vec::new();
         let mut id = root;
         let mut steps = 0u32;
+        // The inline element that just ended, while nothing but comments
+        // and skipped nodes came after it (see `apart`).
+        let mut after: Option<Id> = None;
         loop {
             steps = steps.wrapping_add(1);
             // The clock is read every few thousand nodes; past the
@@ -327,6 +330,7 @@ impl Renderer<'_> {
                 if id >= doc.end(top) {
                     open.pop();
                     self.exit(top, opened);
+                    after = Some(top);
                     continue;
                 }
             }
@@ -340,6 +344,7 @@ impl Renderer<'_> {
             }
             match &node.kind {
                 Kind::Text(t) => {
+                    after = None;
                     let meter = &mut self.meter;
                     // OK because the root frame is never popped.
                     let buf = &mut self.frames.last_mut().expect("root frame").buf;
@@ -347,13 +352,21 @@ impl Renderer<'_> {
                     id += 1;
                 }
                 Kind::Other => id += 1,
-                Kind::Element(_) => match self.enter(id) {
-                    Some(opened) => {
-                        open.push((id, opened));
-                        id += 1;
+                Kind::Element(_) => {
+                    if after.take().is_some_and(|prev| apart(doc, prev, id)) && !self.in_pre() {
+                        let b = self.top();
+                        if b.brk == 0 {
+                            b.space = true;
+                        }
                     }
-                    None => id = doc.end(id),
-                },
+                    match self.enter(id) {
+                        Some(opened) => {
+                            open.push((id, opened));
+                            id += 1;
+                        }
+                        None => id = doc.end(id),
+                    }
+                }
             }
         }
     }
@@ -732,4 +745,41 @@ fn fold(f: Frame, parent: &mut Buf, md: bool, m: &mut Meter) {
             parent.block();
         }
     }
+}
+
+/// How far [`apart`] looks into an element for its first or last text.
+const EDGE_NODES: usize = 8;
+
+/// Whether two inline elements that touch in the markup (`<span>2026
+/// </span><span>1h 54m</span>`) hold separate words. Pages lay such
+/// runs out as flex or grid items, which the browser sets apart; a word
+/// split across elements for styling has a one-letter piece (a drop cap,
+/// letters animated one by one) or punctuation at the seam (`12`, `.99`).
+/// So: both inline, both at least two characters, a letter or digit on
+/// each side of the seam. Each side is read for at most a few nodes.
+fn apart(doc: &Doc, prev: Id, next: Id) -> bool {
+    let inline = |id: Id| {
+        let tag = doc.nodes[id].tag().unwrap_or("");
+        !is_block(tag) && !matches!(tag, "code" | "kbd" | "samp" | "var" | "sub" | "sup")
+    };
+    if !inline(prev) || !inline(next) || doc.end(prev) > next {
+        return false;
+    }
+    if doc.nodes[prev].text_len < 2 || doc.nodes[next].text_len < 2 {
+        return false;
+    }
+    let text = |k: Id| match &doc.nodes[k].kind {
+        Kind::Text(t) if !t.is_empty() => Some(&**t),
+        _ => None,
+    };
+    let last = (prev + 1..doc.end(prev))
+        .rev()
+        .take(EDGE_NODES)
+        .find_map(text)
+        .and_then(|t| t.chars().next_back());
+    let first = (next + 1..doc.end(next))
+        .take(EDGE_NODES)
+        .find_map(text)
+        .and_then(|t| t.chars().next());
+    last.is_some_and(char::is_alphanumeric) && first.is_some_and(char::is_alphanumeric)
 }
