@@ -143,6 +143,8 @@ fn rendering_rules() {
         ("<p><span>Size</span><!-- --><span>XL</span> <span>12</span><span>.99</span></p>", "Size XL 12.99"),
         ("<h2><span>H</span><span>i</span></h2><p><b>W</b>ord</p>", "## Hi\n\n**W**ord"),
         ("<pre><span>ab</span><span>cd</span></pre>", "```\nabcd\n```"),
+        // A highlighter's class names inside code name no region.
+        ("<pre><span class='hljs-comment'># note</span>\nrun</pre><p><code>ls <span class='comment'>-la</span></code></p>", "```\n# note\nrun\n```\n\n`ls -la`"),
         ("<p>vis</p><p hidden>h</p><p aria-hidden='true'>h</p><p style='display: none'>h</p><script>s</script><style>s</style><noscript>n</noscript><template>t</template><svg><text>s</text></svg><iframe>f</iframe><form><input value=v><p>f</p></form>", "vis"),
     ];
     for (html, want) in cases {

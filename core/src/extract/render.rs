@@ -301,6 +301,12 @@ impl Renderer<'_> {
             .any(|f| matches!(f.kind, FrameKind::Link(_)))
     }
 
+    fn in_code(&self) -> bool {
+        self.frames
+            .iter()
+            .any(|f| matches!(f.kind, FrameKind::Pre | FrameKind::Wrap("`")))
+    }
+
     fn in_pre(&self) -> bool {
         self.frames.iter().any(|f| matches!(f.kind, FrameKind::Pre))
     }
@@ -338,7 +344,9 @@ impl Renderer<'_> {
                 break;
             }
             let node = &doc.nodes[id];
-            if node.junk || drops.is_some_and(|d| d(id)) {
+            // Inside code the class names are a highlighter's
+            // (`hljs-comment`, `token comment`): they name no region.
+            if node.junk || drops.is_some_and(|d| d(id)) && !self.in_code() {
                 id = doc.end(id);
                 continue;
             }
