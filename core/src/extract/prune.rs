@@ -17,7 +17,7 @@ const META_LINE: usize = 100;
 /// marking it as the author or a date, or a line that is a date with a
 /// few words around it ("Updated on: November 19, 2019 / 10:07 AM / CBS
 /// News"), or a byline ("By Reuters").
-fn is_metadata(pr: &Pruner, id: Id, tag: &str) -> bool {
+fn is_metadata<'t>(pr: &Pruner, id: Id, tag: &str, text: &dyn Fn() -> Option<&'t str>) -> bool {
     let doc = pr.doc;
     let n = &doc.nodes[id];
     if let Some(prop) = n.attr("itemprop") {
@@ -50,7 +50,7 @@ fn is_metadata(pr: &Pruner, id: Id, tag: &str) -> bool {
     ) {
         return false;
     }
-    let Some(text) = pr.folded(id) else {
+    let Some(text) = text() else {
         return false;
     };
     if text.is_empty() {
@@ -68,7 +68,7 @@ fn is_metadata(pr: &Pruner, id: Id, tag: &str) -> bool {
     if (text.starts_with("by ") || text.starts_with("posted by ")) && words <= 6 {
         return true;
     }
-    let (dates, rest) = date_words(&text);
+    let (dates, rest) = date_words(text);
     // A quoted post's attribution ("— Name (@handle) October 9, 2018")
     // belongs to the quote.
     dates > 0 && rest <= 6 && !doc.in_blockquote(id)
@@ -177,6 +177,13 @@ impl<'a> Pruner<'a> {
         let doc = self.doc;
         let n = &doc.nodes[id];
         let Some(tag) = n.tag() else { return false };
+        // The element's folded text, read once for all the rules below
+        // (an empty element has none to read).
+        let once = std::cell::OnceCell::new();
+        let text = || {
+            once.get_or_init(|| (n.text_len > 0).then(|| self.folded(id)).flatten())
+                .as_deref()
+        };
         if matches!(tag, "nav" | "aside" | "footer" | "figcaption")
             || is_unlikely(doc, id)
             || doc.is_nested_article(id)
@@ -184,23 +191,23 @@ impl<'a> Pruner<'a> {
             return true;
         }
         if matches!(tag, "h1" | "h2") && n.text_len < 300 {
-            if let Some(h) = self.folded(id) {
-                if !h.is_empty() && self.title.repeated_by(&h) {
+            if let Some(h) = text() {
+                if !h.is_empty() && self.title.repeated_by(h) {
                     return true;
                 }
             }
         }
-        if n.text_len <= META_LINE && is_metadata(self, id, tag) {
+        if n.text_len <= META_LINE && is_metadata(self, id, tag, &text) {
             return true;
         }
-        if n.text_len <= 20 && self.folded(id).is_some_and(|t| is_ad_label(&t)) {
+        if n.text_len <= 20 && text().is_some_and(is_ad_label) {
             return true;
         }
         // A paragraph that is one link and little else ("Related: <a>…</a>",
         // a teaser's headline) points away from the article; not a source
         // named in a few words ("[ The Verge ]") or a URL written out.
         if tag == "p" && (25..150).contains(&n.text_len) && n.link_density() >= 0.7 {
-            if let Some(text) = self.folded(id) {
+            if let Some(text) = text() {
                 if !(text.contains("http://") || text.contains("https://") || text.contains("www."))
                 {
                     return true;

@@ -497,8 +497,13 @@ const MONTHS: &[&str] = &[
 /// Counts the words of a line that belong to a date or a time (`2019-11-20`,
 /// `20.11.2019`, `2019年11月20日`, `Nov. 20, 2019`, `9:28`, `pm`) and the
 /// others; a line counts as dated only with a numeric date or a month name
-/// beside a number.
+/// beside a number (so a text without a digit is `(0, 0)`).
 pub fn date_words(text: &str) -> (usize, usize) {
+    // Every date has a digit; most short texts have none and need no
+    // reading word by word (their `rest` is then not wanted).
+    if !text.bytes().any(|b| b.is_ascii_digit()) {
+        return (0, 0);
+    }
     let mut dates = 0;
     let mut rest = 0;
     let mut month = false;
