@@ -270,10 +270,14 @@ def main():
     root, Xr = train_root(truth)
     # The units and pages of the new root: compile it in (the other two
     # empty for now: they do not change those rows), dump again.
+    # The placeholders take their widths from the dump's feature names
+    # (a line each: candidates, units, pages).
+    with open(os.path.join(OUT, "features.txt"), encoding="utf-8") as f:
+        widths = [len(line.split(",")) for line in f.read().splitlines()]
     write([
         ("ROOT", root, Xr, "Ranks candidate roots."),
-        ("PAGE", None, np.zeros((1, 31)), "Not trained yet."),
-        ("UNIT", None, np.zeros((1, 46)), "Not trained yet."),
+        ("PAGE", None, np.zeros((1, widths[2])), "Not trained yet."),
+        ("UNIT", None, np.zeros((1, widths[1])), "Not trained yet."),
     ])
     dump()
     page, Xp, page_prob = train_page()
