@@ -84,17 +84,21 @@ impl Node {
         // Taxonomy classes (`category-<slug>`, `tag-<slug>`, as WordPress
         // stamps on every post) name the subject, not the element's role:
         // "category-advertising" is a post about ads.
+        let taxonomy = |word: &str| {
+            let w = word.as_bytes();
+            ["category-", "tag-"]
+                .iter()
+                .any(|p| w.len() >= p.len() && w[..p.len()].eq_ignore_ascii_case(p.as_bytes()))
+        };
         let mut out = String::with_capacity(c.len() + i.len() + 1);
         for word in c.split_ascii_whitespace() {
-            let start = out.len();
-            out.extend(word.chars().map(|ch| ch.to_ascii_lowercase()));
-            if out[start..].starts_with("category-") || out[start..].starts_with("tag-") {
-                out.truncate(start);
-                continue;
+            if !taxonomy(word) {
+                out.push_str(word);
+                out.push(' ');
             }
-            out.push(' ');
         }
-        out.extend(i.chars().map(|ch| ch.to_ascii_lowercase()));
+        out.push_str(i);
+        out.make_ascii_lowercase();
         out
     }
 
@@ -209,33 +213,60 @@ fn style_hides(style: &str) -> bool {
     })
 }
 
-/// Visible length of a text (runs of whitespace count as one character)
-/// and its commas, in one pass; ASCII, most of any page, is read byte by
-/// byte without decoding.
+/// What [`text_stats`] needs of a byte: a letter of some character, an
+/// ASCII space, a comma, the second or later byte of a character, or the
+/// first byte of one that may be Unicode whitespace (U+0085, U+00A0,
+/// U+1680, U+2000–U+205F, U+3000 begin with these four).
+const OTHER: u8 = 0;
+const SPACE: u8 = 1;
+const COMMA: u8 = 2;
+const TRAIL: u8 = 3;
+const MAYBE_SPACE: u8 = 4;
+
+static BYTE_CLASS: [u8; 256] = {
+    let mut t = [OTHER; 256];
+    let mut b = 0x80;
+    while b < 0xC0 {
+        t[b] = TRAIL;
+        b += 1;
+    }
+    t[b' ' as usize] = SPACE;
+    t[b'\t' as usize] = SPACE;
+    t[b'\n' as usize] = SPACE;
+    t[b'\r' as usize] = SPACE;
+    t[0x0b] = SPACE;
+    t[0x0c] = SPACE;
+    t[b',' as usize] = COMMA;
+    t[0xC2] = MAYBE_SPACE;
+    t[0xE1] = MAYBE_SPACE;
+    t[0xE2] = MAYBE_SPACE;
+    t[0xE3] = MAYBE_SPACE;
+    t
+};
+
+/// Visible length of a text (runs of whitespace count as one character,
+/// leading ones none) and its commas, in one pass over the bytes: a
+/// character is counted at its first byte, and decoded only when it may
+/// be whitespace.
 fn text_stats(s: &str) -> (usize, usize) {
     let (mut n, mut commas) = (0, 0);
     let mut space = true;
     let bytes = s.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        let (white, width) = if b < 0x80 {
-            commas += usize::from(b == b',');
-            (matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c), 1)
-        } else {
-            let c = s[i..].chars().next().unwrap_or(' ');
-            (c.is_whitespace(), c.len_utf8())
-        };
-        if white {
-            if !space {
-                n += 1;
-                space = true;
+    for (i, &b) in bytes.iter().enumerate() {
+        let white = match BYTE_CLASS[usize::from(b)] {
+            TRAIL => continue,
+            SPACE => true,
+            COMMA => {
+                commas += 1;
+                false
             }
-        } else {
-            n += 1;
-            space = false;
-        }
-        i += width;
+            // OK to slice: `i` is the first byte of a character.
+            MAYBE_SPACE => s[i..].chars().next().is_some_and(char::is_whitespace),
+            _ => false,
+        };
+        // A character counts unless it continues a run of whitespace.
+        n += usize::from(!(white && space));
+        space = white;
     }
     (n, commas)
 }
@@ -545,6 +576,44 @@ fn sum_stats(nodes: &mut [Node], own: &mut Vec<(u32, u32)>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// `text_stats` by its definition, one character at a time.
+    fn text_stats_by_chars(s: &str) -> (usize, usize) {
+        let (mut n, mut space) = (0, true);
+        for c in s.chars() {
+            let white = c.is_whitespace();
+            n += usize::from(!(white && space));
+            space = white;
+        }
+        (n, s.matches(',').count())
+    }
+
+    #[test]
+    fn text_stats_count_characters_and_runs_of_space() {
+        for (s, want) in [
+            ("", (0, 0)),
+            ("   ", (0, 0)),
+            ("a, b", (4, 1)),
+            ("  a  b  ", (4, 0)),
+            ("a\u{a0}\u{a0}b", (3, 0)),
+            ("a\u{3000}b\u{2009}\u{202f}c", (5, 0)),
+            ("é\u{e2}", (2, 0)),
+            ("\u{2014}\u{1680}x", (3, 0)),
+        ] {
+            assert_eq!(text_stats(s), want, "{s:?}");
+            assert_eq!(text_stats_by_chars(s), want, "{s:?}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn text_stats_agree_with_the_definition(
+            s in "[a ,\t\n\u{85}\u{a0}\u{e9}\u{1680}\u{2000}-\u{2060}\u{3000}\u{4e00}\u{1f600}]{0,40}",
+        ) {
+            prop_assert_eq!(text_stats(&s), text_stats_by_chars(&s));
+        }
+    }
 
     #[test]
     fn inline_styles_that_hide() {

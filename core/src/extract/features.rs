@@ -707,7 +707,9 @@ pub fn units(
             break;
         }
         let node = &doc.nodes[id];
-        if node.junk {
+        // Nothing in a subtree without text can make or grow a unit
+        // (images, icons, empty wrappers): skipped whole.
+        if node.junk || (node.text_len == 0 && matches!(node.kind, Kind::Element(_))) {
             id = doc.end(id);
             continue;
         }
@@ -893,7 +895,15 @@ fn unit_features(
     let short = u.len <= 200;
     let low = text.to_lowercase();
     let lexicon = if short {
-        LEXICON.iter().filter(|w| low.contains(*w)).count()
+        // A phrase is looked for only when every byte of it occurs.
+        let have = byte_set(low.as_bytes());
+        LEXICON
+            .iter()
+            .filter(|w| {
+                let need = byte_set(w.as_bytes());
+                need.iter().zip(&have).all(|(n, h)| n & !h == 0) && low.contains(*w)
+            })
+            .count()
     } else {
         0
     };
@@ -995,6 +1005,21 @@ fn unit_features(
         page[0],
         page[1],
     ]
+}
+
+/// The bytes that occur in `text`, as a set of 256 bits.
+fn byte_set(text: &[u8]) -> [u64; 4] {
+    let mut set = [0u64; 4];
+    for &b in text {
+        set[usize::from(b >> 6)] |= 1 << (b & 63);
+    }
+    set
+}
+
+/// Whether `hay` holds `needle` (lower-case ASCII) in any ASCII case.
+fn contains_ignoring_case(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle))
 }
 
 /// The names of a page's features, in order.
@@ -1122,14 +1147,13 @@ pub fn page(doc: &Doc, f: &Figures, url: &url::Url, root: Id) -> [f64; 31] {
         }
         if let (Kind::Text(t), false) = (&n.kind, n.junk) {
             let b = t.as_bytes();
-            prices += b
-                .windows(2)
-                .filter(|w| w[0] == b'$' && w[1].is_ascii_digit())
+            prices += memchr::memchr_iter(b'$', b)
+                .filter(|&i| b.get(i + 1).is_some_and(u8::is_ascii_digit))
                 .count() as u32;
-            if t.len() < 40 {
-                let l = t.to_ascii_lowercase();
-                cart |=
-                    l.contains("add to cart") || l.contains("add to bag") || l.contains("buy now");
+            if t.len() < 40 && !cart {
+                cart = ["add to cart", "add to bag", "buy now"]
+                    .iter()
+                    .any(|p| contains_ignoring_case(b, p.as_bytes()));
             }
         }
     }

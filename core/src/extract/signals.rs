@@ -197,11 +197,16 @@ impl ClassFlags {
             };
             f |= dfa[state].bits;
         }
-        for token in class_id.split(|c: char| !c.is_ascii_alphanumeric()) {
-            if matches!(token, "date" | "time") {
+        // Whole tokens: every one of these words is two to six letters,
+        // so only tokens of those lengths are compared.
+        for token in class_id.as_bytes().split(|b| !b.is_ascii_alphanumeric()) {
+            if !(2..=6).contains(&token.len()) {
+                continue;
+            }
+            if matches!(token, b"date" | b"time") {
                 f |= Self::META;
             }
-            if NEGATIVE_TOKENS.contains(&token) {
+            if NEGATIVE_TOKENS.iter().any(|t| t.as_bytes() == token) {
                 f |= Self::NEGATIVE | Self::NEGATIVE_BUT_HEADER;
             }
         }

@@ -432,14 +432,20 @@ impl TreeSink for FlatSink {
     fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> Handle {
         // A `<meta>` keeps what it says (`og:type`, a description).
         let meta = name.local == local_name!("meta");
-        let attrs: Box<[(LocalName, StrTendril)]> = attrs
-            .into_iter()
-            .filter(|a| {
-                kept_attribute(&a.name.local)
-                    || (meta && matches!(&*a.name.local, "property" | "name" | "content"))
-            })
-            .map(|a| (a.name.local, a.value))
-            .collect();
+        let kept = |a: &Attribute| {
+            kept_attribute(&a.name.local)
+                || (meta && matches!(&*a.name.local, "property" | "name" | "content"))
+        };
+        // Counted first so that the kept list is allocated at its size:
+        // collecting into the tokenizer's vector and shrinking it costs
+        // a reallocation per element.
+        let mut kept_attrs = Vec::with_capacity(attrs.iter().filter(|a| kept(a)).count());
+        for a in attrs {
+            if kept(&a) {
+                kept_attrs.push((a.name.local, a.value));
+            }
+        }
+        let attrs = kept_attrs.into_boxed_slice();
         let id = self.push(Node::new(Kind::Element(name.local.clone()), attrs));
         if flags.template {
             let contents = self.push(Node::new(Kind::Other, Box::default()));
