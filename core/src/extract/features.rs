@@ -884,12 +884,17 @@ fn unit_features(
         nd.tag().unwrap_or("")
     };
     let text = &u.head;
-    let chars = text.chars().count().max(1) as f64;
-    let (mut digits, mut upper) = (0.0, 0.0);
+    // One pass for the character counts. The head is its words joined
+    // by single spaces, so its spaces count its words.
+    let (mut chars, mut digits, mut upper, mut spaces) = (0usize, 0.0, 0.0, 0usize);
     for c in text.chars() {
+        chars += 1;
         digits += flag(c.is_ascii_digit());
         upper += flag(c.is_uppercase());
+        spaces += usize::from(c == ' ');
     }
+    let head_words = if text.is_empty() { 0 } else { spaces + 1 };
+    let chars = chars.max(1) as f64;
     // Furniture and dates are short: longer units are read for their
     // shape only.
     let short = u.len <= 200;
@@ -946,7 +951,7 @@ fn unit_features(
     [
         flag(a.dropped),
         ln1(u.len as f64),
-        ln1(text.split_whitespace().count() as f64),
+        ln1(head_words as f64),
         u.link as f64 / u.len.max(1) as f64,
         ln1(nd.commas as f64),
         flag(

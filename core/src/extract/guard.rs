@@ -124,16 +124,25 @@ fn step(state: St, b: u8) -> (Option<St>, bool) {
 const CLASSES: [u8; 7] = [b' ', b'/', b'>', b'=', b'"', b'\'', b'x'];
 
 fn class(b: u8) -> usize {
-    match b {
-        b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' => 0,
-        b'/' => 1,
-        b'>' => 2,
-        b'=' => 3,
-        b'"' => 4,
-        b'\'' => 5,
-        _ => 6,
-    }
+    usize::from(CLASS_OF[usize::from(b)])
 }
+
+/// [`class`] by byte, one look-up instead of a chain of comparisons (the
+/// scan asks it for every byte inside a tag).
+static CLASS_OF: [u8; 256] = {
+    let mut t = [6u8; 256];
+    t[b'\t' as usize] = 0;
+    t[b'\n' as usize] = 0;
+    t[0x0c] = 0;
+    t[b'\r' as usize] = 0;
+    t[b' ' as usize] = 0;
+    t[b'/' as usize] = 1;
+    t[b'>' as usize] = 2;
+    t[b'=' as usize] = 3;
+    t[b'"' as usize] = 4;
+    t[b'\'' as usize] = 5;
+    t
+};
 
 /// No next state: the tag ended.
 const DEAD: u8 = u8::MAX;
