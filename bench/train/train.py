@@ -176,6 +176,18 @@ def train_unit(truth, page_prob):
         return sum(1 for x in g if x in tg[p]) / len(g)
 
     y = np.array([label(t, p) for t, p in zip(toks, pid)]) >= 0.5
+    # A unit whose words an earlier unit of the page already had is
+    # content only while the reference repeats them that often: the
+    # word triples above cannot tell a quoted post or a cloned slide
+    # from the first copy.
+    times = collections.Counter()
+    for i, (t, p) in enumerate(zip(toks, pid)):
+        if len(t) < 3:
+            continue
+        key = (p, " ".join(t))
+        times[key] += 1
+        if times[key] > 1:
+            y[i] = tn[p].count(" " + key[1] + " ") >= times[key]
     w = np.log1p([max(1, len(t)) for t in toks]) * np.where(ptype == "news", 3.0, 1.0)
     fo = folds(pid)
     make = lambda: lgb.LGBMClassifier(n_estimators=UNIT_TREES, num_leaves=8, min_child_samples=40, **PARAMS)

@@ -7,14 +7,17 @@
 //!   (paragraphs, headings, list items, links, text in boilerplate boxes),
 //!   its tag and role, what its class and id say, readability's score of
 //!   it, how its children and siblings repeat (posts of a thread, tiles
-//!   of a grid), and whether it shows the text the page declares in its
-//!   JSON-LD (a product's description, an article's body);
+//!   of a grid), whether it shows the text the page declares in its
+//!   JSON-LD (a product's description, an article's body), and how much
+//!   of it is named as reviews or ratings;
 //! - a **text unit** inside the chosen root (a block with text of its
 //!   own): its length, link share, sentence shape, tag, the boxes and
 //!   names above it (reviews and ratings among them), whether a heading
 //!   of its section opens shop furniture ("Customers also bought",
-//!   "Reviews"), whether the article rules drop it, and whether the page
-//!   declares a product or has a cart;
+//!   "Reviews"), whether the article rules drop it, whether an earlier
+//!   unit had the same text (a quoted post, a reply's preview of its
+//!   parent, the phone copy of a block), and whether the page declares a
+//!   product or has a cart;
 //! - the **page**: the schema.org types of its JSON-LD, `og:type`, the
 //!   words of its URL path, counts of articles, dates, code blocks and
 //!   prices, and the figures of its chosen root.
@@ -23,7 +26,8 @@
 //! document order, candidates and units read their own children once,
 //! and siblings are counted once per parent.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::hash::{Hash, Hasher};
 
 use super::dom::{Doc, Id, Kind};
 use super::prune::Pruner;
@@ -36,6 +40,8 @@ pub struct Figures {
     pub good: Vec<u32>,
     /// Text inside boilerplate boxes.
     pub boxed_text: Vec<u32>,
+    /// Text inside elements named as reviews or ratings.
+    pub review_text: Vec<u32>,
     pub paras: Vec<u32>,
     pub heads: Vec<u32>,
     pub h1s: Vec<u32>,
@@ -53,6 +59,7 @@ impl Figures {
         let n = doc.nodes.len();
         let mut boxed = vec![false; n];
         let mut in_link = vec![false; n];
+        let mut in_review = vec![false; n];
         let mut depth = vec![0u32; n];
         for id in 1..n {
             let p = doc.parent(id).unwrap_or(0);
@@ -60,12 +67,16 @@ impl Figures {
             // names need not be read.
             boxed[id] = boxed[p] || (doc.nodes[id].text_len > 0 && is_box(doc, id));
             in_link[id] = in_link[p] || doc.nodes[p].tag() == Some("a");
+            in_review[id] = in_review[p]
+                || (doc.nodes[id].text_len > 0
+                    && doc.nodes[id].class_flags().has(ClassFlags::REVIEW));
             depth[id] = depth[p] + 1;
         }
         let zero = || vec![0u32; n];
         let mut f = Figures {
             good: zero(),
             boxed_text: zero(),
+            review_text: zero(),
             paras: zero(),
             heads: zero(),
             h1s: zero(),
@@ -81,6 +92,9 @@ impl Figures {
                 continue;
             }
             let text = node.text_len as u32;
+            if in_review[id] && matches!(node.kind, Kind::Text(_)) {
+                f.review_text[id] += text;
+            }
             match &node.kind {
                 Kind::Text(_) if f.boxed[id] => f.boxed_text[id] += text,
                 Kind::Text(_) if !in_link[id] => f.good[id] += text,
@@ -101,6 +115,7 @@ impl Figures {
             let p = doc.parent(id).unwrap_or(0);
             f.good[p] += f.good[id];
             f.boxed_text[p] += f.boxed_text[id];
+            f.review_text[p] += f.review_text[id];
             f.paras[p] += f.paras[id];
             f.heads[p] += f.heads[id];
             f.h1s[p] += f.h1s[id];
@@ -146,7 +161,7 @@ fn ln1(v: f64) -> f64 {
 }
 
 /// The names of a candidate's features, in order (the trainer's columns).
-pub const CANDIDATE_FEATURES: [&str; 46] = [
+pub const CANDIDATE_FEATURES: [&str; 47] = [
     "good_share",
     "text_share",
     "link_density",
@@ -193,11 +208,12 @@ pub const CANDIDATE_FEATURES: [&str; 46] = [
     "items_log",
     "paras_log",
     "declared_text_share",
+    "review_share",
 ];
 
 /// Candidate roots (elements holding a twentieth of the page's text or
 /// content text, and the body), with their feature rows.
-pub fn candidates(doc: &Doc, f: &Figures) -> Vec<(Id, [f64; 46])> {
+pub fn candidates(doc: &Doc, f: &Figures) -> Vec<(Id, [f64; 47])> {
     let n = doc.nodes.len();
     let body = doc.body();
     let mut scores = Vec::new();
@@ -321,6 +337,7 @@ pub fn candidates(doc: &Doc, f: &Figures) -> Vec<(Id, [f64; 46])> {
             ln1(f64::from(f.items[id])),
             ln1(f64::from(f.paras[id])),
             declared[id],
+            f64::from(f.review_text[id]) / text,
         ];
         out.push((id, x));
     }
@@ -458,7 +475,7 @@ fn json_texts(v: &serde_json::Value, out: &mut Vec<String>, budget: &mut usize) 
 }
 
 /// The names of a unit's features, in order.
-pub const UNIT_FEATURES: [&str; 49] = [
+pub const UNIT_FEATURES: [&str; 50] = [
     "rules_drop",
     "len_log",
     "words_log",
@@ -508,6 +525,7 @@ pub const UNIT_FEATURES: [&str; 49] = [
     "under_furniture_heading",
     "page_product",
     "page_cart",
+    "repeat",
 ];
 
 /// Short phrases of site furniture, in English (most of the training
@@ -585,7 +603,7 @@ pub struct Unit {
     pub id: Id,
     /// Whether no block with text lies inside it.
     pub leaf: bool,
-    pub x: [f64; 49],
+    pub x: [f64; 50],
 }
 
 /// Whether a tag makes its text a unit of its own.
@@ -662,12 +680,15 @@ pub fn units(
     let end = doc.end(root);
     let span = (end - root).max(1) as f64;
     let root_ld = doc.nodes[root].link_density();
+    // The texts of the units finished so far (see [`repeat_key`]).
+    let mut seen: HashSet<u64> = HashSet::new();
     // False once `each` wants no more.
-    let finish = |u: Open, each: &mut dyn FnMut(Unit) -> bool| {
+    let mut finish = |u: Open, each: &mut dyn FnMut(Unit) -> bool| {
         if u.len == 0 {
             return true;
         }
-        let x = unit_features(doc, root, &u, span, root_ld, &title_words, page);
+        let repeat = repeat_key(&u).is_some_and(|k| !seen.insert(k));
+        let x = unit_features(doc, root, &u, span, root_ld, &title_words, page, repeat);
         each(Unit {
             id: u.id,
             leaf: u.leaf,
@@ -867,7 +888,26 @@ pub fn text_units(doc: &Doc, root: Id, mut unit_of: impl FnMut(Id, Id)) {
     }
 }
 
+/// A unit's text, for telling a repeat: its first words and its length.
+/// `None` for a short text (a label or a price repeats by nature).
+fn repeat_key(u: &Open) -> Option<u64> {
+    if u.len < REPEAT_LEN {
+        return None;
+    }
+    let mut h = std::hash::DefaultHasher::new();
+    u.head.hash(&mut h);
+    u.len.hash(&mut h);
+    Some(h.finish())
+}
+
+/// The shortest unit text (bytes) that counts as a repeat when an
+/// earlier unit of the root had the same: a quoted post, a reply's
+/// preview of its parent, the phone and desktop copies of one block, a
+/// carousel's cloned slide.
+const REPEAT_LEN: usize = 20;
+
 /// The features of one finished unit.
+#[allow(clippy::too_many_arguments)]
 fn unit_features(
     doc: &Doc,
     root: Id,
@@ -876,7 +916,8 @@ fn unit_features(
     root_ld: f64,
     title_words: &[String],
     page: [f64; 2],
-) -> [f64; 49] {
+    repeat: bool,
+) -> [f64; 50] {
     let nd = &doc.nodes[u.id];
     let tag = if u.id == root {
         "#root"
@@ -1009,6 +1050,7 @@ fn unit_features(
         flag(a.furniture),
         page[0],
         page[1],
+        flag(repeat),
     ]
 }
 
@@ -1376,5 +1418,46 @@ mod tests {
             [got("a"), got("b"), got("c"), got("d")],
             [0.0, 1.0, 0.0, 1.0]
         );
+    }
+    /// A unit whose text an earlier unit of the root had is a repeat;
+    /// the first copy is not, nor a short text (a label, a price), nor
+    /// a text that only begins the same way.
+    #[test]
+    fn repeats_are_the_second_copies_of_a_text() {
+        let long = "A reply that quotes the question, word for word, at length.";
+        let html = format!(
+            "<div id=root><p id=a>{long}</p><blockquote id=b>{long}</blockquote>\
+             <p id=c>{long} And adds to it.</p><p id=d>$9.99</p><p id=e>$9.99</p></div>"
+        );
+        let doc = Doc::parse(&html);
+        let rules = Pruner::new(&doc);
+        let at = UNIT_FEATURES
+            .iter()
+            .position(|&n| n == "repeat")
+            .expect("the feature");
+        let mut seen = HashMap::new();
+        units(&doc, id_of(&doc, "root"), &rules, [0.0, 0.0], |u| {
+            seen.insert(u.id, u.x[at]);
+            true
+        });
+        let got = |v| seen[&id_of(&doc, v)];
+        assert_eq!(
+            [got("a"), got("b"), got("c"), got("d"), got("e")],
+            [0.0, 1.0, 0.0, 0.0, 0.0]
+        );
+    }
+
+    /// The text inside elements named as reviews or ratings is summed up
+    /// the tree, so a candidate holding the reviews shows their share.
+    #[test]
+    fn review_text_is_summed_up_the_tree() {
+        let html = "<div id=root><div id=d><p>The description of the product.</p></div>\
+             <section class=product-reviews id=r><p>Great pack.</p><p>Too heavy.</p></section></div>";
+        let doc = Doc::parse(html);
+        let f = Figures::of(&doc);
+        let (root, d, r) = (id_of(&doc, "root"), id_of(&doc, "d"), id_of(&doc, "r"));
+        assert_eq!(f.review_text[d], 0);
+        assert_eq!(f.review_text[r] as usize, doc.nodes[r].text_len);
+        assert_eq!(f.review_text[root], f.review_text[r]);
     }
 }
