@@ -353,11 +353,32 @@ const PROBE: usize = 30;
 /// quotes and spacing differ between a page's JSON-LD and its markup;
 /// the words do not).
 fn alnum(text: &str, n: usize) -> String {
-    text.chars()
-        .filter(|c| c.is_alphanumeric())
-        .flat_map(char::to_lowercase)
-        .take(n)
-        .collect()
+    let mut out = String::new();
+    alnum_into(text, n, &mut out);
+    out
+}
+
+/// [`alnum`] into a buffer the caller keeps (it is asked for every long
+/// text of a page that declares texts). ASCII text, most of it, is read
+/// byte by byte: for ASCII, `is_alphanumeric` and `to_lowercase` are
+/// their ASCII forms.
+fn alnum_into(text: &str, n: usize, out: &mut String) {
+    out.clear();
+    if text.is_ascii() {
+        out.extend(
+            text.bytes()
+                .filter(u8::is_ascii_alphanumeric)
+                .take(n)
+                .map(|b| char::from(b.to_ascii_lowercase())),
+        );
+        return;
+    }
+    out.extend(
+        text.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .take(n),
+    );
 }
 
 /// Per node, the share of the texts the page declares in its JSON-LD
@@ -384,14 +405,14 @@ fn declared_text(doc: &Doc) -> Vec<f64> {
     if probes.is_empty() {
         return vec![0.0; doc.nodes.len()];
     }
-    let mut found = 0u8;
+    let (mut found, mut own) = (0u8, String::new());
     for id in doc.body()..doc.end(doc.body()) {
         let n = &doc.nodes[id];
         let Kind::Text(t) = &n.kind else { continue };
         if n.junk || n.text_len < PROBE {
             continue;
         }
-        let own = alnum(t, usize::MAX);
+        alnum_into(t, usize::MAX, &mut own);
         for (k, p) in probes.iter().enumerate() {
             let bit = 1u8 << k;
             if !own.contains(p.as_str()) {
@@ -1459,5 +1480,24 @@ mod tests {
         assert_eq!(f.review_text[d], 0);
         assert_eq!(f.review_text[r] as usize, doc.nodes[r].text_len);
         assert_eq!(f.review_text[root], f.review_text[r]);
+    }
+
+    /// The ASCII reading of [`alnum`] is its character reading.
+    #[test]
+    fn alnum_reads_ascii_as_it_reads_characters() {
+        let by_chars = |t: &str, n: usize| -> String {
+            t.chars()
+                .filter(|c| c.is_alphanumeric())
+                .flat_map(char::to_lowercase)
+                .take(n)
+                .collect()
+        };
+        let mut all_ascii: String = (0u8..128).map(char::from).collect();
+        all_ascii.push_str(" Mixed CASE, digits 0-9 & marks!");
+        for t in [all_ascii.as_str(), "", "Ünïcödé İstanbul ǅ Ⅻ ²", "  \t\n"] {
+            for n in [0, 5, 30, usize::MAX] {
+                assert_eq!(alnum(t, n), by_chars(t, n), "{t:?} {n}");
+            }
+        }
     }
 }
