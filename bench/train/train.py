@@ -32,11 +32,12 @@ OUT = os.path.join(ROOT, "target", "extract-training")
 MODEL = os.path.join(ROOT, "core", "src", "extract", "model_data.rs")
 
 PARAMS = dict(learning_rate=0.05, verbose=-1, n_jobs=1, deterministic=True, seed=7)
-ROOT_TREES, PAGE_TREES, UNIT_TREES = 200, 150, 80
-# The unit model scores every block of a page: fewer, deeper trees at a
-# larger step cross-validate as well as 200 trees of 8 leaves and cost a
-# little over half the node visits.
+ROOT_TREES, PAGE_TREES, UNIT_TREES = 100, 150, 80
+# The unit model scores every block of a page, the ranker every
+# candidate: fewer, deeper trees at a larger step cross-validate as well
+# as 200 trees of 8 leaves and cost fewer node visits.
 UNIT_LEAVES, UNIT_STEP = 16, 0.075
+ROOT_LEAVES, ROOT_STEP = 16, 0.1
 ARTICLE, KEEP = 0.7, 0.4  # the thresholds of select.rs
 
 
@@ -112,7 +113,8 @@ def fit_ranker(X, y, pid, trees):
     y = np.concatenate([y, y[dup]])
     pid = np.concatenate([pid, np.array(["dup" + p for p in pid[dup]])])
     order = np.argsort(pid, kind="stable")
-    m = lgb.LGBMRanker(n_estimators=trees, num_leaves=8, min_child_samples=20, **PARAMS)
+    m = lgb.LGBMRanker(n_estimators=trees, num_leaves=ROOT_LEAVES, min_child_samples=20,
+                       **dict(PARAMS, learning_rate=ROOT_STEP))
     m.fit(X[order], np.clip((y[order] * 10).astype(int), 0, 10), group=grouped(pid[order]))
     return m
 
