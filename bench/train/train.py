@@ -17,7 +17,9 @@ that saw it), and writes the file. Deterministic: one thread, fixed seeds.
 
     python3 bench/train/train.py --held-out
 
-then also measures the whole pipeline on pages its models did not see:
+then also measures the whole pipeline on pages its models did not see
+(`--held-out-only`: the same for the models as they are, without
+training or writing them; `cargo xtask bench extract` runs it):
 for each of the five folds, the three models are trained without that
 fold's pages and compiled in, and the fold's pages are extracted by the
 real code (`cargo bench --bench extract`, scores only); the five folds'
@@ -333,8 +335,14 @@ def held_out(truth):
     fr, fp, fu = (np.array([fold[p] for p in ids]) for ids in (pr, pp, pu))
     out = os.path.join(ROOT, "target", "held-out")
     os.makedirs(out, exist_ok=True)
-    keep = os.path.join(out, "model_data.rs")
-    shutil.copyfile(MODEL, keep)
+    # The models and the benchmark's own prediction files are put back
+    # however the run ends.
+    saved = [(MODEL, os.path.join(out, "model_data.rs"))] + [
+        (os.path.join(ROOT, "target", name), os.path.join(out, "saved-" + name))
+        for name in ("wcxb-predictions.jsonl", "extract-predictions.json")]
+    saved = [(a, b) for a, b in saved if os.path.isfile(a)]
+    for a, b in saved:
+        shutil.copyfile(a, b)
     wcxb, news = {}, {}
     try:
         for k in range(5):
@@ -356,7 +364,8 @@ def held_out(truth):
                         news[pid] = v
             print(f"held out: fold {k + 1} of 5 extracted", flush=True)
     finally:
-        shutil.copyfile(keep, MODEL)
+        for a, b in saved:
+            shutil.copyfile(b, a)
     wcxb_pred, news_pred = os.path.join(out, "wcxb-predictions.jsonl"), os.path.join(out, "news-predictions.json")
     with open(wcxb_pred, "w", encoding="utf-8") as f:
         f.write("".join(wcxb[i] for i in sorted(wcxb)))
@@ -374,6 +383,11 @@ def held_out(truth):
 
 def main():
     truth = truths()
+    if "--held-out-only" in sys.argv[1:]:
+        dump()
+        for text in held_out(truth):
+            print("held out: " + text.rstrip().replace("\n", "\nheld out: "))
+        return
     dump()
     root, Xr = train_root(truth)
     # The units and pages of the new root: compile it in (the other two

@@ -19,26 +19,29 @@ fn base_of(url: &str) -> url::Url {
     url::Url::parse(url).unwrap_or_else(|_| url::Url::parse("https://example.invalid/").unwrap())
 }
 
-/// The news sample's F1 (4-token shingles): 0.9856 now (the whole set:
+/// The news sample's F1 (4-token shingles): 0.9857 now (the whole set:
 /// 0.980).
 const NEWS_F1: f64 = 0.984;
 
 /// The WCXB sample's F1 (bag of words) overall and per page type, now:
-/// overall 0.815; article 0.948, collection 0.774, documentation 0.955,
-/// forum 0.777, listing 0.715, product 0.670, service 0.868 (the whole dev
-/// split: 0.871 overall). Listing was lowered once on purpose, for the
+/// overall 0.834; article 0.947, collection 0.813, documentation 0.954,
+/// forum 0.792, listing 0.761, product 0.698, service 0.872 (the whole dev
+/// split: 0.882 overall). Listing was lowered once on purpose, for the
 /// JSON-LD, review and hidden-wrapper signals: two of this sample's
-/// listings whose tiles carry ratings lose some tiles while listing on
-/// the whole split holds.
-const WCXB_F1: f64 = 0.813;
+/// listings whose tiles carry ratings lost some tiles while listing on
+/// the whole split held. These pages are among those the selection
+/// models learn from, so the floors guard against regressions; what the
+/// models do on pages they never saw is the trainer's held-out figure
+/// (`bench/train/train.py --held-out`, in BENCHMARKS.md).
+const WCXB_F1: f64 = 0.832;
 const WCXB_TYPES: [(&str, f64); 7] = [
     ("article", 0.946),
-    ("collection", 0.772),
+    ("collection", 0.811),
     ("documentation", 0.953),
-    ("forum", 0.775),
-    ("listing", 0.713),
-    ("product", 0.668),
-    ("service", 0.866),
+    ("forum", 0.790),
+    ("listing", 0.759),
+    ("product", 0.696),
+    ("service", 0.870),
 ];
 
 #[test]

@@ -10,7 +10,10 @@
 //! trafilatura and readability-lxml (a virtualenv under
 //! `target/peers/venv`; trafilatura also on WCXB), Readability.js with
 //! jsdom (npm, under `target/peers/node`). A peer that cannot be set up
-//! is reported as not run, with the reason.
+//! is reported as not run, with the reason. Last, the held-out figures:
+//! the trainer (`bench/train/train.py --held-out-only`, a virtualenv
+//! under `target/train/venv`) extracts every page with models trained
+//! without it.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -314,7 +317,40 @@ fn extract() -> Result<Vec<Section>, String> {
         command: "python3 ../shared/tools/score_wcxb.py … --predictions target/peers/…".into(),
         output: quality,
     });
+    // The selection models are trained on these very pages, so the
+    // figures above include what the trees fit of them; the held-out
+    // run extracts each page with models trained without it.
+    let held_out = match train_venv() {
+        Ok(py) => capture_text(
+            &py.display().to_string(),
+            &[
+                &root().join("bench/train/train.py").display().to_string(),
+                "--held-out-only",
+            ],
+            &[],
+            &root(),
+        )?,
+        Err(e) => format!("not run: {e}\n"),
+    };
+    sections.push(Section {
+        title: "Held out: each page extracted by models trained without it (five folds)",
+        command: "python3 bench/train/train.py --held-out-only".into(),
+        output: held_out,
+    });
     Ok(sections)
+}
+
+/// The trainer's virtualenv (LightGBM), made on first use.
+fn train_venv() -> Result<std::path::PathBuf, String> {
+    let venv = root().join("target/train/venv");
+    let py = venv.join("bin/python");
+    if !py.is_file() {
+        step("python3", &["-m", "venv", &venv.display().to_string()])?;
+        let pip = venv.join("bin/pip").display().to_string();
+        let req = root().join("bench/train/requirements.txt");
+        step(&pip, &["install", "-r", &req.display().to_string()])?;
+    }
+    Ok(py)
 }
 
 fn peer_dom_smoothie(pages: &Path, rounds: &str) -> Result<String, String> {
