@@ -342,15 +342,7 @@ fn extract() -> Result<Vec<Section>, String> {
 
 /// The trainer's virtualenv (LightGBM), made on first use.
 fn train_venv() -> Result<std::path::PathBuf, String> {
-    let venv = root().join("target/train/venv");
-    let py = venv.join("bin/python");
-    if !py.is_file() {
-        step("python3", &["-m", "venv", &venv.display().to_string()])?;
-        let pip = venv.join("bin/pip").display().to_string();
-        let req = root().join("bench/train/requirements.txt");
-        step(&pip, &["install", "-r", &req.display().to_string()])?;
-    }
-    Ok(py)
+    venv_at("target/train/venv", "bench/train/requirements.txt")
 }
 
 fn peer_dom_smoothie(pages: &Path, rounds: &str) -> Result<String, String> {
@@ -399,13 +391,19 @@ fn peer_build(name: &str) -> Result<std::path::PathBuf, String> {
 
 /// The peers' virtualenv, made on first use.
 fn venv() -> Result<std::path::PathBuf, String> {
-    let venv = root().join("target/peers/venv");
+    venv_at("target/peers/venv", "bench/peers/requirements.txt")
+}
+
+/// A virtualenv at `dir` with the packages of `requirements` (both under
+/// the workspace root), made on first use; its python.
+fn venv_at(dir: &str, requirements: &str) -> Result<std::path::PathBuf, String> {
+    let venv = root().join(dir);
     let py = venv.join("bin/python");
     if !py.is_file() {
         step("python3", &["-m", "venv", &venv.display().to_string()])?;
         let pip = venv.join("bin/pip").display().to_string();
         step(&pip, &["install", "--upgrade", "pip"])?;
-        let req = root().join("bench/peers/requirements.txt");
+        let req = root().join(requirements);
         step(&pip, &["install", "-r", &req.display().to_string()])?;
     }
     Ok(py)
