@@ -238,6 +238,10 @@ def make_unit():
 
 def train_unit(truth, page_prob):
     X, y, w, pid, ptype, toks = unit_rows(truth)
+    # A page declaring itself an article twice (JSON-LD, og:type) takes
+    # the article rules whatever the classifier says (select.rs).
+    Xp, _, pp, _ = page_rows()
+    declares = {p: x[0] == 1.0 and x[8] == 1.0 for p, x in zip(pp, Xp)}
     fo = folds(pid)
     make = make_unit
     prob = np.zeros(len(y))
@@ -256,7 +260,7 @@ def train_unit(truth, page_prob):
     ]:
         by = collections.defaultdict(list)
         for p in sorted(idx):
-            article = page_prob.get(p, 0.0) >= ARTICLE
+            article = page_prob.get(p, 0.0) >= ARTICLE or declares.get(p, False)
             c = collections.Counter()
             for i in idx[p]:
                 kept = (X[i, 0] < 0.5 if article else prob[i] >= KEEP) if keep is None else keep[i]

@@ -24,21 +24,26 @@ fn base_of(url: &str) -> url::Url {
 const NEWS_F1: f64 = 0.984;
 
 /// The WCXB sample's F1 (bag of words) overall and per page type, now:
-/// overall 0.834; article 0.947, collection 0.813, documentation 0.954,
-/// forum 0.792, listing 0.761, product 0.698, service 0.872 (the whole dev
-/// split: 0.882 overall). Listing was lowered once on purpose, for the
-/// JSON-LD, review and hidden-wrapper signals: two of this sample's
+/// overall 0.829; article 0.947, collection 0.813, documentation 0.954,
+/// forum 0.759, listing 0.761, product 0.698, service 0.872 (the whole dev
+/// split: 0.882 overall). Lowered twice on purpose: listing, for the
+/// JSON-LD, review and hidden-wrapper signals (two of this sample's
 /// listings whose tiles carry ratings lost some tiles while listing on
-/// the whole split held. These pages are among those the selection
-/// models learn from, so the floors guard against regressions; what the
-/// models do on pages they never saw is the trainer's held-out figure
-/// (`bench/train/train.py --held-out`, in BENCHMARKS.md).
-const WCXB_F1: f64 = 0.832;
+/// the whole split held); forum, for the rule that a page declaring
+/// itself an article in JSON-LD and Open Graph takes the article rules
+/// (one thread of this sample declares both and now keeps its first post
+/// only; the held-out forum figure is unchanged, 0.751, because a model
+/// that has not seen that page calls it an article too). These pages are
+/// among those the selection models learn from, so the floors guard
+/// against regressions; what the models do on pages they never saw is
+/// the trainer's held-out figure (`bench/train/train.py --held-out`, in
+/// BENCHMARKS.md).
+const WCXB_F1: f64 = 0.827;
 const WCXB_TYPES: [(&str, f64); 7] = [
     ("article", 0.946),
     ("collection", 0.811),
     ("documentation", 0.953),
-    ("forum", 0.790),
+    ("forum", 0.757),
     ("listing", 0.759),
     ("product", 0.696),
     ("service", 0.870),

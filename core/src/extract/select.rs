@@ -8,8 +8,9 @@
 //!    a candidate holds and of what kind, its name and tag, readability's
 //!    score, and how its children repeat: so a thread's posts, a grid's
 //!    tiles or a document's sections are taken whole, not their best one.
-//! 2. **The page type.** A classifier says whether the page is an
-//!    article (news, a blog post). Articles keep the article rules of
+//! 2. **The page type.** A page that declares itself an article twice
+//!    (JSON-LD and Open Graph) is one; otherwise a classifier says
+//!    whether the page is an article (news, a blog post). Articles keep the article rules of
 //!    `prune` (bylines, captions, related links, a title repeated as a
 //!    heading); other pages, where a link-dense row or a price is the
 //!    content, go to the third decision instead.
@@ -24,7 +25,9 @@ use super::model::logit;
 use super::model_data::{PAGE, ROOT, UNIT};
 use super::prune::Pruner;
 
-/// A page is an article when the classifier gives at least this.
+/// A page is an article when it says so twice (see
+/// `features::declares_article`), or when the classifier gives at least
+/// this.
 const ARTICLE: f64 = 0.7;
 
 /// A unit is kept when the classifier gives at least this.
@@ -58,7 +61,7 @@ pub fn choose(doc: &Doc, url: &url::Url, rules: &Pruner) -> Choice {
     let f = Figures::of(doc);
     let root = root(doc, &f);
     let page = features::page(doc, &f, url, root);
-    if PAGE.score(&page) >= logit(ARTICLE) {
+    if features::declares_article(&page) || PAGE.score(&page) >= logit(ARTICLE) {
         return Choice::Article(root);
     }
     let n = doc.nodes.len();
