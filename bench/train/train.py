@@ -177,17 +177,15 @@ def make_page():
 
 def train_page():
     X, y, pid, ptype = page_rows()
-    rows = list(pid)
     fo = folds(pid)
     prob = np.zeros(len(y))
-    make = make_page
     for k in range(5):
-        m = make().fit(X[fo != k], y[fo != k])
+        m = make_page().fit(X[fo != k], y[fo != k])
         prob[fo == k] = m.predict_proba(X[fo == k])[:, 1]
     called = prob >= ARTICLE
     print(f"page type, cross-validated: {np.mean(called == y.astype(bool)):.3f} right; called article: " +
           "  ".join(f"{t} {np.mean(called[ptype == t]):.2f}" for t in sorted(set(ptype))))
-    return make().fit(X, y), X, {r: p for r, p in zip(rows, prob)}
+    return make_page().fit(X, y), X, dict(zip(pid, prob))
 
 
 def grams(t, n=3):
@@ -243,10 +241,9 @@ def train_unit(truth, page_prob):
     Xp, _, pp, _ = page_rows()
     declares = {p: x[0] == 1.0 and x[8] == 1.0 for p, x in zip(pp, Xp)}
     fo = folds(pid)
-    make = make_unit
     prob = np.zeros(len(y))
     for k in range(5):
-        m = make().fit(X[fo != k], y[fo != k], sample_weight=w[fo != k])
+        m = make_unit().fit(X[fo != k], y[fo != k], sample_weight=w[fo != k])
         prob[fo == k] = m.predict_proba(X[fo == k])[:, 1]
     bags = {p: collections.Counter(tokens(t)) for p, t in truth.items()}
     idx = collections.defaultdict(list)
@@ -268,7 +265,7 @@ def train_unit(truth, page_prob):
                     c.update(toks[i])
             by[types[p]].append(word_f1(c, bags[p]))
         report(name, by)
-    return make().fit(X, y, sample_weight=w), X
+    return make_unit().fit(X, y, sample_weight=w), X
 
 
 def trees_of(model):
@@ -360,8 +357,9 @@ def held_out(truth):
                            stdout=subprocess.DEVNULL, env=dict(os.environ, WEBGATE_EXTRACT_QUALITY_ONLY="1"))
             with open(os.path.join(ROOT, "target", "wcxb-predictions.jsonl"), encoding="utf-8") as f:
                 for line in f:
-                    if fold.get(json.loads(line)["id"]) == k:
-                        wcxb[json.loads(line)["id"]] = line
+                    pid = json.loads(line)["id"]
+                    if fold.get(pid) == k:
+                        wcxb[pid] = line
             with open(os.path.join(ROOT, "target", "extract-predictions.json"), encoding="utf-8") as f:
                 for pid, v in json.load(f).items():
                     if fold.get("n" + pid) == k:
@@ -385,12 +383,16 @@ def held_out(truth):
             ]]
 
 
+def print_held_out(truth):
+    for text in held_out(truth):
+        print("held out: " + text.rstrip().replace("\n", "\nheld out: "))
+
+
 def main():
     truth = truths()
     if "--held-out-only" in sys.argv[1:]:
         dump()
-        for text in held_out(truth):
-            print("held out: " + text.rstrip().replace("\n", "\nheld out: "))
+        print_held_out(truth)
         return
     dump()
     root, Xr = train_root(truth)
@@ -415,8 +417,7 @@ def main():
     ])
     print(f"wrote {MODEL}")
     if "--held-out" in sys.argv[1:]:
-        for text in held_out(truth):
-            print("held out: " + text.rstrip().replace("\n", "\nheld out: "))
+        print_held_out(truth)
 
 
 if __name__ == "__main__":

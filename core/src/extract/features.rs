@@ -1451,6 +1451,28 @@ mod tests {
             [0.0, 1.0, 0.0, 1.0]
         );
     }
+
+    /// A page declares itself an article with both a JSON-LD article type
+    /// and `og:type` article; either alone does not.
+    #[test]
+    fn declares_article_needs_both_declarations() {
+        let og = r#"<meta property="og:type" content="article">"#;
+        let ld = r#"<script type="application/ld+json">{"@type": "NewsArticle"}</script>"#;
+        let url = url::Url::parse("https://a.example/x").expect("a url");
+        for (head, want) in [
+            (format!("{og}{ld}"), true),
+            (og.to_string(), false),
+            (ld.to_string(), false),
+            (String::new(), false),
+        ] {
+            let html = format!("<head>{head}</head><body><p>Some words of the page.</p></body>");
+            let doc = Doc::parse(&html);
+            let f = Figures::of(&doc);
+            let row = page(&doc, &f, &url, doc.body());
+            assert_eq!(declares_article(&row), want, "{head}");
+        }
+    }
+
     /// A unit whose text an earlier unit of the root had is a repeat;
     /// the first copy is not, nor a short text (a label, a price), nor
     /// a text that only begins the same way.

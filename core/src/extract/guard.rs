@@ -409,6 +409,24 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// The byte table gives every byte the class the tag grammar says:
+    /// HTML's five spaces, then `/ > = " '`, then everything else.
+    #[test]
+    fn class_table_follows_the_grammar() {
+        for b in 0..=255u8 {
+            let want = match b {
+                b'\t' | b'\n' | 0x0c | b'\r' | b' ' => 0,
+                b'/' => 1,
+                b'>' => 2,
+                b'=' => 3,
+                b'"' => 4,
+                b'\'' => 5,
+                _ => 6,
+            };
+            assert_eq!(class(b), want, "byte {b:#04x}");
+        }
+    }
+
     fn attrs(n: u32) -> String {
         (0..n).map(|i| format!(" a{i}")).collect()
     }

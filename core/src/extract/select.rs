@@ -10,10 +10,10 @@
 //!    tiles or a document's sections are taken whole, not their best one.
 //! 2. **The page type.** A page that declares itself an article twice
 //!    (JSON-LD and Open Graph) is one; otherwise a classifier says
-//!    whether the page is an article (news, a blog post). Articles keep the article rules of
-//!    `prune` (bylines, captions, related links, a title repeated as a
-//!    heading); other pages, where a link-dense row or a price is the
-//!    content, go to the third decision instead.
+//!    whether the page is an article (news, a blog post). Articles keep
+//!    the article rules of `prune` (bylines, captions, related links, a
+//!    title repeated as a heading); other pages, where a link-dense row
+//!    or a price is the content, go to the third decision instead.
 //! 3. **The units kept.** Inside the root, every block with text of its
 //!    own is kept or dropped by a classifier that reads its shape, link
 //!    share, the boxes and names above it, and the article rules' own
