@@ -35,35 +35,43 @@ pub(super) fn json_ld(doc: &Doc, id: Id, left: &mut usize) -> Option<serde_json:
     serde_json::from_str(&text).ok()
 }
 
-/// The `@type`s of a JSON-LD value, lower case (at most `budget` values
-/// visited; serde_json caps the nesting).
-pub(super) fn json_types(v: &serde_json::Value, out: &mut Vec<String>, budget: &mut usize) {
+/// Calls `visit` on every object of a JSON-LD value, parents before
+/// their children, until `visit` returns false or `budget` values have
+/// been visited (serde_json caps the nesting). Returns false once
+/// stopped.
+fn each_object(
+    v: &serde_json::Value,
+    budget: &mut usize,
+    visit: &mut dyn FnMut(&serde_json::Map<String, serde_json::Value>) -> bool,
+) -> bool {
     if *budget == 0 {
-        return;
+        return false;
     }
     *budget -= 1;
     match v {
         serde_json::Value::Object(m) => {
-            match m.get("@type") {
-                Some(serde_json::Value::String(s)) => out.push(s.to_ascii_lowercase()),
-                Some(serde_json::Value::Array(a)) => out.extend(
-                    a.iter()
-                        .filter_map(serde_json::Value::as_str)
-                        .map(str::to_ascii_lowercase),
-                ),
-                _ => {}
-            }
-            for x in m.values() {
-                json_types(x, out, budget);
-            }
+            visit(m) && m.values().all(|x| each_object(x, budget, visit))
         }
-        serde_json::Value::Array(a) => {
-            for x in a {
-                json_types(x, out, budget);
-            }
-        }
-        _ => {}
+        serde_json::Value::Array(a) => a.iter().all(|x| each_object(x, budget, visit)),
+        _ => true,
     }
+}
+
+/// The `@type`s of a JSON-LD value, lower case (at most `budget` values
+/// visited).
+pub(super) fn json_types(v: &serde_json::Value, out: &mut Vec<String>, budget: &mut usize) {
+    each_object(v, budget, &mut |m| {
+        match m.get("@type") {
+            Some(serde_json::Value::String(s)) => out.push(s.to_ascii_lowercase()),
+            Some(serde_json::Value::Array(a)) => out.extend(
+                a.iter()
+                    .filter_map(serde_json::Value::as_str)
+                    .map(str::to_ascii_lowercase),
+            ),
+            _ => {}
+        }
+        true
+    });
 }
 
 /// The most probes of [`declared_text`] a page gives, and how many
@@ -161,66 +169,77 @@ pub(super) fn declared_text(doc: &Doc) -> Vec<f64> {
 /// The probes of the long declared texts of a JSON-LD value (see
 /// [`declared_text`]); at most `budget` values visited.
 fn json_texts(v: &serde_json::Value, out: &mut Vec<String>, budget: &mut usize) {
-    if *budget == 0 || out.len() >= MAX_PROBES {
+    if out.len() >= MAX_PROBES {
         return;
     }
-    *budget -= 1;
-    match v {
-        serde_json::Value::Object(m) => {
-            for key in ["description", "articleBody", "text"] {
-                if let Some(serde_json::Value::String(s)) = m.get(key) {
-                    // Descriptions may carry markup; its tags and
-                    // entities (`&amp;`) are not words.
-                    let mut plain = String::new();
-                    let (mut in_tag, mut entity) = (false, 0);
-                    for c in s.chars().take(2_000) {
-                        if entity > 0 {
-                            if (c.is_ascii_alphanumeric() || c == '#') && entity < 10 {
-                                entity += 1;
-                                continue;
-                            }
-                            entity = 0;
-                            if c == ';' {
-                                continue;
-                            }
+    each_object(v, budget, &mut |m| {
+        for key in ["description", "articleBody", "text"] {
+            if let Some(serde_json::Value::String(s)) = m.get(key) {
+                // Descriptions may carry markup; its tags and
+                // entities (`&amp;`) are not words.
+                let mut plain = String::new();
+                let (mut in_tag, mut entity) = (false, 0);
+                for c in s.chars().take(2_000) {
+                    if entity > 0 {
+                        if (c.is_ascii_alphanumeric() || c == '#') && entity < 10 {
+                            entity += 1;
+                            continue;
                         }
-                        match c {
-                            '<' => in_tag = true,
-                            '>' if in_tag => {
-                                in_tag = false;
-                                plain.push(' ');
-                            }
-                            '&' if !in_tag => entity = 1,
-                            _ if !in_tag => plain.push(c),
-                            _ => {}
+                        entity = 0;
+                        if c == ';' {
+                            continue;
                         }
                     }
-                    let probe = alnum(&plain, PROBE);
-                    if plain.chars().count() >= 80
-                        && probe.chars().count() == PROBE
-                        && out.len() < MAX_PROBES
-                    {
-                        out.push(probe);
+                    match c {
+                        '<' => in_tag = true,
+                        '>' if in_tag => {
+                            in_tag = false;
+                            plain.push(' ');
+                        }
+                        '&' if !in_tag => entity = 1,
+                        _ if !in_tag => plain.push(c),
+                        _ => {}
                     }
                 }
-            }
-            for x in m.values() {
-                json_texts(x, out, budget);
+                let probe = alnum(&plain, PROBE);
+                if plain.chars().count() >= 80
+                    && probe.chars().count() == PROBE
+                    && out.len() < MAX_PROBES
+                {
+                    out.push(probe);
+                }
             }
         }
-        serde_json::Value::Array(a) => {
-            for x in a {
-                json_texts(x, out, budget);
-            }
-        }
-        _ => {}
-    }
+        out.len() < MAX_PROBES
+    });
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::id_of;
     use super::*;
+
+    /// Objects are visited parents first, in document order, until the
+    /// visitor stops or the budget of values runs out.
+    #[test]
+    fn each_object_visits_parents_first_and_stops() {
+        let v: serde_json::Value =
+            serde_json::from_str(r#"{"n":"a","x":[{"n":"b","y":{"n":"c"}},{"n":"d"}],"z":"s"}"#)
+                .expect("json");
+        let names = |budget: usize, stop_after: usize| {
+            let (mut seen, mut budget) = (Vec::new(), budget);
+            let done = each_object(&v, &mut budget, &mut |m| {
+                seen.push(m["n"].as_str().unwrap_or("").to_string());
+                seen.len() < stop_after
+            });
+            (seen.join(""), done)
+        };
+        assert_eq!(names(100, 100), ("abcd".to_string(), true));
+        assert_eq!(names(100, 2), ("ab".to_string(), false));
+        // The budget counts every value, strings too: the root, its "n",
+        // the array, the first object; nothing under it.
+        assert_eq!(names(4, 100), ("ab".to_string(), false));
+    }
 
     /// The element that shows the JSON-LD description, and its
     /// ancestors, are marked; markup, entities and spacing in the
