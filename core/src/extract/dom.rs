@@ -362,7 +362,7 @@ impl Doc {
             sum_stats(&mut nodes, &mut own);
         }
         // A form is a search box, a login, a newsletter signup: dropped.
-        // (And short `<noscript>` notices, below.)
+        // (And short `<noscript>` notices and decoy identifiers, below.)
         // Unless it holds the page (ASP.NET wraps whole pages in one form),
         // which its share of the page's text shows (four fifths or more),
         // or its amount of text outside links (a page's menus can make most
@@ -370,6 +370,12 @@ impl Doc {
         // characters of prose). Forms do not nest (the parser sees to it),
         // so every decision reads the first sums; one more pass sums again.
         let page_text = body.map_or(0, |b| nodes[b].text_len);
+        let mut letters = vec![0u32; nodes.len()];
+        for n in &nodes {
+            if n.parent != NONE && n.tag().is_some() && n.text_len == 1 {
+                letters[n.parent as usize] += 1;
+            }
+        }
         let mut dropped_any = false;
         for id in 0..nodes.len() {
             let parent = nodes[id].parent;
@@ -386,7 +392,9 @@ impl Doc {
             // content there. A short one is a "turn on JavaScript" notice
             // or a tracking pixel, and is dropped.
             let notice = n.tag() == Some("noscript") && n.text_len < NOSCRIPT_KEEP_TEXT;
-            if !n.junk && (form || notice) {
+            // A bare identifier between letters spelled out one element
+            // each is a decoy (`is_decoy`).
+            if !n.junk && (form || notice || is_decoy(&nodes, &letters, id)) {
                 nodes[id].junk = true;
                 dropped_any = true;
             }
@@ -523,6 +531,34 @@ fn marks(nodes: &[Node]) -> Vec<u8> {
 
 /// A `<noscript>` with less text than this is a notice, not content.
 const NOSCRIPT_KEEP_TEXT: usize = 200;
+
+/// Whether element `id` is a decoy in a spelled-out word: its whole text
+/// is one bare UUID and its parent holds two or more elements of one
+/// character each (`letters`, by parent). Shops spell a word
+/// ("Sponsored") one letter per element with random identifiers between
+/// the letters, hidden by a style sheet a parser does not read; counted
+/// as text, the identifiers make a block of ads look like the page's
+/// largest text.
+fn is_decoy(nodes: &[Node], letters: &[u32], id: Id) -> bool {
+    let n = &nodes[id];
+    if n.tag().is_none() || n.end as usize != id + 2 || n.parent == NONE {
+        return false;
+    }
+    if letters[n.parent as usize] < 2 {
+        return false;
+    }
+    matches!(&nodes[id + 1].kind, Kind::Text(t) if is_uuid(t.trim()))
+}
+
+/// `8-4-4-4-12` hexadecimal digits.
+fn is_uuid(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, &c)| match i {
+            8 | 13 | 18 | 23 => c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
 
 /// A form with this much text outside links (or more) is taken to wrap
 /// the page.
@@ -667,6 +703,42 @@ mod tests {
         assert!(!junk("w"));
         assert!(junk("m"));
         assert!(junk("s"));
+    }
+
+    /// A word spelled one letter per element, with bare UUIDs between the
+    /// letters, loses the UUIDs; a UUID among ordinary text (an API
+    /// reference's example), or beside one letter only, stays.
+    #[test]
+    fn decoys_between_spelled_out_letters_are_dropped() {
+        let uuid = |k: u32| format!("{k:08x}-0a1b-4c2d-9e3f-{k:012x}");
+        let mut word = String::new();
+        for (k, c) in "Sponsored".chars().enumerate() {
+            let k = k as u32;
+            word.push_str(&format!("<span>{c}</span><span id=d{k}>{}</span>", uuid(k)));
+        }
+        let html = format!(
+            "<div id=w>{word}</div><p>The request id is <code id=c>{}</code>.</p>\
+             <div><span>x</span><span id=one> {} </span></div>",
+            uuid(70),
+            uuid(71)
+        );
+        let doc = Doc::parse(&html);
+        let junk = |v: &str| {
+            doc.nodes
+                .iter()
+                .find(|n| n.attr("id") == Some(v))
+                .expect("the element")
+                .junk
+        };
+        assert!((0..9).all(|k| junk(&format!("d{k}"))));
+        let w = doc
+            .nodes
+            .iter()
+            .find(|n| n.attr("id") == Some("w"))
+            .expect("w");
+        assert_eq!(w.text_len, "Sponsored".len());
+        assert!(!junk("c"));
+        assert!(!junk("one"));
     }
 
     /// Dropping forms by subtraction leaves the same figures as summing
