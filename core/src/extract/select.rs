@@ -8,6 +8,8 @@
 //!    a candidate holds and of what kind, its name and tag, readability's
 //!    score, and how its children repeat: so a thread's posts, a grid's
 //!    tiles or a document's sections are taken whole, not their best one.
+//!    A candidate inside a window over the page (a dialog, a block kept
+//!    out of search snippets) is never the root, however it ranks.
 //! 2. **The page type.** A page that declares itself an article twice
 //!    (JSON-LD and Open Graph) is one; otherwise a classifier says
 //!    whether the page is an article (news, a blog post). Articles keep
@@ -19,7 +21,7 @@
 //!    share, the boxes and names above it, and the article rules' own
 //!    verdict.
 
-use super::dom::{Doc, Id};
+use super::dom::{Doc, Id, Node};
 use super::features::{self, Figures};
 use super::model::logit;
 use super::model_data::{PAGE, ROOT, UNIT};
@@ -47,13 +49,52 @@ pub enum Choice {
 }
 
 /// The model's root: the candidate ranked first (the body when there is
-/// nothing else).
+/// nothing else), never one inside a window over the page.
 pub fn root(doc: &Doc, f: &Figures) -> Id {
-    features::candidates(doc, f)
+    let scored = features::candidates(doc, f)
         .into_iter()
-        .map(|(id, x)| (id, ROOT.score(&x)))
+        .map(|(id, x)| (id, ROOT.score(&x)));
+    best(scored, &in_windows(doc)).unwrap_or(doc.body())
+}
+
+/// The best-scored candidate outside every window.
+fn best(scored: impl IntoIterator<Item = (Id, f64)>, windowed: &[bool]) -> Option<Id> {
+    scored
+        .into_iter()
+        .filter(|&(id, _)| !windowed[id])
         .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map_or(doc.body(), |(id, _)| id)
+        .map(|(id, _)| id)
+}
+
+/// Per node, whether it lies inside a window over the page: a dialog
+/// (`role="dialog"` or `"alertdialog"`, `aria-modal="true"`) or a block
+/// the site keeps out of search snippets (`data-nosnippet`). These are
+/// cookie notices, sign-up prompts and banners; when the ranker puts
+/// one first (its prose can outscore a thread of short posts), the page
+/// comes back as a cookie notice. A window holding half the page's text
+/// is the page shown in a window, and stays eligible. One pass in
+/// document order: a subtree is a run of ids.
+fn in_windows(doc: &Doc) -> Vec<bool> {
+    let half = doc.nodes[doc.body()].text_len / 2;
+    let mut inside = vec![false; doc.nodes.len()];
+    let mut until = 0;
+    for (id, node) in doc.nodes.iter().enumerate() {
+        inside[id] = id < until;
+        if id >= until && node.text_len < half && is_window(node) {
+            until = doc.end(id);
+            inside[id] = true;
+        }
+    }
+    inside
+}
+
+fn is_window(node: &Node) -> bool {
+    node.tag().is_some()
+        && (matches!(node.attr("role"), Some("dialog" | "alertdialog"))
+            || node
+                .attr("aria-modal")
+                .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+            || node.attr("data-nosnippet").is_some())
 }
 
 /// The three decisions for `doc`, found at `url`.
@@ -86,4 +127,61 @@ pub fn choose(doc: &Doc, url: &url::Url, rules: &Pruner) -> Choice {
         }
     });
     Choice::Other { root, dropped }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id_of(doc: &Doc, v: &str) -> Id {
+        doc.nodes
+            .iter()
+            .position(|n| n.attr("id") == Some(v))
+            .expect("element with that id")
+    }
+
+    /// Dialogs, modal windows and snippet-less blocks are windows, with
+    /// everything inside them; a window holding half the page is not.
+    #[test]
+    fn windows_over_the_page() {
+        let prose = "A sentence long enough to count as text of the page. ".repeat(8);
+        let html = format!(
+            "<body><div role=dialog id=d><p id=dp>{prose}</p></div>\
+             <div aria-modal=TRUE id=m><p>{prose}</p></div>\
+             <div data-nosnippet id=n><p>{prose}</p></div>\
+             <div role=dialogue id=x><p>{prose}</p></div>\
+             <main id=page><p>{prose}{prose}{prose}{prose}{prose}{prose}{prose}{prose}</p></main></body>"
+        );
+        let doc = Doc::parse(&html);
+        let w = in_windows(&doc);
+        for v in ["d", "dp", "m", "n"] {
+            assert!(w[id_of(&doc, v)], "{v} is in a window");
+        }
+        for v in ["x", "page"] {
+            assert!(!w[id_of(&doc, v)], "{v} is not in a window");
+        }
+        // The page itself inside a modal wrapper stays eligible.
+        let html =
+            format!("<body><div aria-modal=true id=w><p>{prose}</p></div><p>Close</p></body>");
+        let doc = Doc::parse(&html);
+        assert!(!in_windows(&doc)[id_of(&doc, "w")]);
+    }
+
+    /// The best-scored candidate outside every window wins, whatever
+    /// score a window's candidates have.
+    #[test]
+    fn the_best_candidate_outside_windows_wins() {
+        let prose = "We use cookies to improve your experience and analyse traffic. ".repeat(4);
+        let html = format!(
+            "<body><div id=overlay><div role=dialog id=d><p id=p>{prose}</p></div></div>\
+             <div id=thread><p>{prose}</p><p>{prose}</p><p>{prose}</p></div></body>"
+        );
+        let doc = Doc::parse(&html);
+        let w = in_windows(&doc);
+        let [overlay, d, p, thread] = ["overlay", "d", "p", "thread"].map(|v| id_of(&doc, v));
+        let scored = [(d, 3.0), (p, 2.5), (thread, 1.0), (overlay, 0.5)];
+        assert_eq!(best(scored, &w), Some(thread));
+        assert_eq!(best([(d, 3.0), (overlay, 4.0)], &w), Some(overlay));
+        assert_eq!(best([(d, 3.0), (p, 2.0)], &w), None);
+    }
 }

@@ -177,6 +177,8 @@ fn kept_attribute(name: &LocalName) -> bool {
             | "type"
             | "hidden"
             | "aria-hidden"
+            | "aria-modal"
+            | "data-nosnippet"
             | "style"
     )
 }
