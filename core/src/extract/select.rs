@@ -26,6 +26,7 @@ use super::features::{self, Figures};
 use super::model::logit;
 use super::model_data::{PAGE, ROOT, UNIT};
 use super::prune::Pruner;
+use super::signals::is_unlikely;
 
 /// A page is an article when it says so twice (see
 /// `features::declares_article`), or when the classifier gives at least
@@ -72,15 +73,17 @@ fn best(scored: impl IntoIterator<Item = (Id, f64)>, windowed: &[bool]) -> Optio
 /// cookie notices, sign-up prompts and banners; when the ranker puts
 /// one first (its prose can outscore a thread of short posts), the page
 /// comes back as a cookie notice. A window holding half the page's text
-/// is the page shown in a window, and stays eligible. One pass in
-/// document order: a subtree is a run of ids.
+/// is the page shown in a window, and stays eligible, unless it is named
+/// as boilerplate (a consent manager's window lists hundreds of vendors
+/// and can outweigh a short thread). One pass in document order: a
+/// subtree is a run of ids.
 fn in_windows(doc: &Doc) -> Vec<bool> {
     let half = doc.nodes[doc.body()].text_len / 2;
     let mut inside = vec![false; doc.nodes.len()];
     let mut until = 0;
     for (id, node) in doc.nodes.iter().enumerate() {
         inside[id] = id < until;
-        if id >= until && node.text_len < half && is_window(node) {
+        if id >= until && is_window(node) && (node.text_len < half || is_unlikely(doc, id)) {
             until = doc.end(id);
             inside[id] = true;
         }
@@ -165,6 +168,10 @@ mod tests {
             format!("<body><div aria-modal=true id=w><p>{prose}</p></div><p>Close</p></body>");
         let doc = Doc::parse(&html);
         assert!(!in_windows(&doc)[id_of(&doc, "w")]);
+        // Unless it is named as boilerplate.
+        let html = html.replace("id=w", "id=w class=consent-sdk");
+        let doc = Doc::parse(&html);
+        assert!(in_windows(&doc)[id_of(&doc, "w")]);
     }
 
     /// The best-scored candidate outside every window wins, whatever
