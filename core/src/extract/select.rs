@@ -9,7 +9,8 @@
 //!    score, and how its children repeat: so a thread's posts, a grid's
 //!    tiles or a document's sections are taken whole, not their best one.
 //!    A candidate inside a window over the page (a dialog, a block kept
-//!    out of search snippets) is never the root, however it ranks.
+//!    out of search snippets) or the site's furniture (navigation, a
+//!    footer, the page header) is never the root, however it ranks.
 //! 2. **The page type.** A page that declares itself an article twice
 //!    (JSON-LD and Open Graph) is one; otherwise a classifier says
 //!    whether the page is an article (news, a blog post). Articles keep
@@ -50,40 +51,50 @@ pub enum Choice {
 }
 
 /// The model's root: the candidate ranked first (the body when there is
-/// nothing else), never one inside a window over the page.
+/// nothing else), never one inside a window over the page or the site's
+/// furniture.
 pub fn root(doc: &Doc, f: &Figures) -> Id {
     let scored = features::candidates(doc, f)
         .into_iter()
         .map(|(id, x)| (id, ROOT.score(&x)));
-    best(scored, &in_windows(doc)).unwrap_or(doc.body())
+    best(scored, &off_limits(doc)).unwrap_or(doc.body())
 }
 
-/// The best-scored candidate outside every window.
-fn best(scored: impl IntoIterator<Item = (Id, f64)>, windowed: &[bool]) -> Option<Id> {
+/// The best-scored candidate not off limits.
+fn best(scored: impl IntoIterator<Item = (Id, f64)>, off: &[bool]) -> Option<Id> {
     scored
         .into_iter()
-        .filter(|&(id, _)| !windowed[id])
+        .filter(|&(id, _)| !off[id])
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(id, _)| id)
 }
 
-/// Per node, whether it lies inside a window over the page: a dialog
-/// (`role="dialog"` or `"alertdialog"`, `aria-modal="true"`) or a block
-/// the site keeps out of search snippets (`data-nosnippet`). These are
-/// cookie notices, sign-up prompts and banners; when the ranker puts
-/// one first (its prose can outscore a thread of short posts), the page
-/// comes back as a cookie notice. A window holding half the page's text
-/// is the page shown in a window, and stays eligible, unless it is named
-/// as boilerplate (a consent manager's window lists hundreds of vendors
-/// and can outweigh a short thread). One pass in document order: a
-/// subtree is a run of ids.
-fn in_windows(doc: &Doc) -> Vec<bool> {
+/// Per node, whether it lies inside a region that is never the page's
+/// content: a window over the page ([`is_window`]) or the site's
+/// furniture ([`is_furniture`]). The ranker is a model: on a page unlike
+/// those it learnt from it can put a cookie notice's prose or a header's
+/// menu first, and the page comes back as that. These regions are
+/// excluded by what the page itself declares, not by what the model
+/// learnt.
+///
+/// A region holding half the page's text is the page shown in a window
+/// or a site that marks up its content oddly, and stays eligible; unless
+/// it is a window named as boilerplate (a consent manager's window lists
+/// hundreds of vendors and can outweigh a short thread). One pass in
+/// document order: a subtree is a run of ids.
+fn off_limits(doc: &Doc) -> Vec<bool> {
     let half = doc.nodes[doc.body()].text_len / 2;
     let mut inside = vec![false; doc.nodes.len()];
     let mut until = 0;
     for (id, node) in doc.nodes.iter().enumerate() {
-        inside[id] = id < until;
-        if id >= until && is_window(node) && (node.text_len < half || is_unlikely(doc, id)) {
+        if id < until {
+            inside[id] = true;
+            continue;
+        }
+        let small = node.text_len < half;
+        let off = (small && is_furniture(doc, id))
+            || (is_window(node) && (small || is_unlikely(doc, id)));
+        if off {
             until = doc.end(id);
             inside[id] = true;
         }
@@ -91,6 +102,10 @@ fn in_windows(doc: &Doc) -> Vec<bool> {
     inside
 }
 
+/// A window over the page: a dialog (`role="dialog"` or
+/// `"alertdialog"`, `aria-modal="true"`) or a block the site keeps out
+/// of search snippets (`data-nosnippet`): cookie notices, sign-up
+/// prompts, banners.
 fn is_window(node: &Node) -> bool {
     node.tag().is_some()
         && (matches!(node.attr("role"), Some("dialog" | "alertdialog"))
@@ -98,6 +113,23 @@ fn is_window(node: &Node) -> bool {
                 .attr("aria-modal")
                 .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
             || node.attr("data-nosnippet").is_some())
+}
+
+/// The site's furniture by tag or landmark role: navigation, a footer, a
+/// header outside the main content, a search region. Names are not read
+/// here: a thread can sit in a `comments` wrapper, content in a
+/// `sidebar`-named column (the ranker weighs names).
+fn is_furniture(doc: &Doc, id: Id) -> bool {
+    let node = &doc.nodes[id];
+    match node.tag() {
+        Some("nav" | "footer") => true,
+        Some("header") if !doc.in_main(id) => true,
+        Some(_) => matches!(
+            node.attr("role"),
+            Some("navigation" | "banner" | "contentinfo" | "search")
+        ),
+        None => false,
+    }
 }
 
 /// The three decisions for `doc`, found at `url`.
@@ -156,7 +188,7 @@ mod tests {
              <main id=page><p>{prose}{prose}{prose}{prose}{prose}{prose}{prose}{prose}</p></main></body>"
         );
         let doc = Doc::parse(&html);
-        let w = in_windows(&doc);
+        let w = off_limits(&doc);
         for v in ["d", "dp", "m", "n"] {
             assert!(w[id_of(&doc, v)], "{v} is in a window");
         }
@@ -167,11 +199,40 @@ mod tests {
         let html =
             format!("<body><div aria-modal=true id=w><p>{prose}</p></div><p>Close</p></body>");
         let doc = Doc::parse(&html);
-        assert!(!in_windows(&doc)[id_of(&doc, "w")]);
+        assert!(!off_limits(&doc)[id_of(&doc, "w")]);
         // Unless it is named as boilerplate.
         let html = html.replace("id=w", "id=w class=consent-sdk");
         let doc = Doc::parse(&html);
-        assert!(in_windows(&doc)[id_of(&doc, "w")]);
+        assert!(off_limits(&doc)[id_of(&doc, "w")]);
+    }
+
+    /// Navigation, footers, the page header and landmark roles are the
+    /// site's furniture; a header inside the main content, an `aside`,
+    /// and a region only named like furniture are not; furniture holding
+    /// half the page's text is not either.
+    #[test]
+    fn the_sites_furniture() {
+        let line = "A sentence long enough to count as text of the page. ";
+        let prose = line.repeat(8);
+        let html = format!(
+            "<body><header id=h><ul id=menu><li>{line}</ul></header>\
+             <nav id=n>{line}</nav><div role=navigation id=rn>{line}</div>\
+             <div role=banner id=rb>{line}</div><div role=search id=rs>{line}</div>\
+             <main id=page><header id=mh><h1>{line}</h1></header><p>{prose}{prose}</p></main>\
+             <aside id=a>{line}</aside><div class=comments id=c><p>{prose}</p></div>\
+             <footer id=f><p id=fp>{line}</p></footer></body>"
+        );
+        let doc = Doc::parse(&html);
+        let off = off_limits(&doc);
+        for v in ["h", "menu", "n", "rn", "rb", "rs", "f", "fp"] {
+            assert!(off[id_of(&doc, v)], "{v} is furniture");
+        }
+        for v in ["page", "mh", "a", "c"] {
+            assert!(!off[id_of(&doc, v)], "{v} is not furniture");
+        }
+        let html = format!("<body><footer id=f><p>{prose}</p></footer><p>Top</p></body>");
+        let doc = Doc::parse(&html);
+        assert!(!off_limits(&doc)[id_of(&doc, "f")]);
     }
 
     /// The best-scored candidate outside every window wins, whatever
@@ -184,7 +245,7 @@ mod tests {
              <div id=thread><p>{prose}</p><p>{prose}</p><p>{prose}</p></div></body>"
         );
         let doc = Doc::parse(&html);
-        let w = in_windows(&doc);
+        let w = off_limits(&doc);
         let [overlay, d, p, thread] = ["overlay", "d", "p", "thread"].map(|v| id_of(&doc, v));
         let scored = [(d, 3.0), (p, 2.5), (thread, 1.0), (overlay, 0.5)];
         assert_eq!(best(scored, &w), Some(thread));
