@@ -20,7 +20,8 @@
 //! 3. **The units kept.** Inside the root, every block with text of its
 //!    own is kept or dropped by a classifier that reads its shape, link
 //!    share, the boxes and names above it, and the article rules' own
-//!    verdict.
+//!    verdict. A block inside the site's navigation or footer is dropped
+//!    whatever the classifier says.
 
 use super::dom::{Doc, Id, Node};
 use super::features::{self, Figures};
@@ -54,10 +55,14 @@ pub enum Choice {
 /// nothing else), never one inside a window over the page or the site's
 /// furniture.
 pub fn root(doc: &Doc, f: &Figures) -> Id {
+    root_outside(doc, f, &off_limits(doc).root)
+}
+
+fn root_outside(doc: &Doc, f: &Figures, off: &[bool]) -> Id {
     let scored = features::candidates(doc, f)
         .into_iter()
         .map(|(id, x)| (id, ROOT.score(&x)));
-    best(scored, &off_limits(doc)).unwrap_or(doc.body())
+    best(scored, off).unwrap_or(doc.body())
 }
 
 /// The best-scored candidate not off limits.
@@ -70,36 +75,53 @@ fn best(scored: impl IntoIterator<Item = (Id, f64)>, off: &[bool]) -> Option<Id>
 }
 
 /// Per node, whether it lies inside a region that is never the page's
-/// content: a window over the page ([`is_window`]) or the site's
-/// furniture ([`is_furniture`]). The ranker is a model: on a page unlike
-/// those it learnt from it can put a cookie notice's prose or a header's
-/// menu first, and the page comes back as that. These regions are
-/// excluded by what the page itself declares, not by what the model
-/// learnt.
-///
-/// A region holding half the page's text is the page shown in a window
-/// or a site that marks up its content oddly, and stays eligible; unless
-/// it is a window named as boilerplate (a consent manager's window lists
-/// hundreds of vendors and can outweigh a short thread). One pass in
-/// document order: a subtree is a run of ids.
-fn off_limits(doc: &Doc) -> Vec<bool> {
+/// content, as declared by the page itself (tags, landmark roles, window
+/// attributes) rather than learnt: the models can put a cookie notice's
+/// prose or a header's menu first on a page unlike those they learnt
+/// from, and the page comes back as that.
+struct OffLimits {
+    /// Never the root: inside a window over the page ([`is_window`]) or
+    /// the site's furniture ([`furniture`]).
+    root: Vec<bool>,
+    /// Never a kept unit: inside the site's navigation or footer
+    /// ([`Furniture::Chrome`]). Not a page header (it often holds the
+    /// page's title) and not a window (a side sheet, `role="dialog"`,
+    /// can hold a product's whole description).
+    unit: Vec<bool>,
+}
+
+/// Marks [`OffLimits`] in one pass in document order (a subtree is a run
+/// of ids). A region holding half the page's text is the page shown in a
+/// window or a site that marks up its content oddly, and stays; unless it
+/// is a window named as boilerplate (a consent manager's window lists
+/// hundreds of vendors and can outweigh a short thread).
+fn off_limits(doc: &Doc) -> OffLimits {
     let half = doc.nodes[doc.body()].text_len / 2;
-    let mut inside = vec![false; doc.nodes.len()];
-    let mut until = 0;
+    let n = doc.nodes.len();
+    let (mut root, mut unit) = (vec![false; n], vec![false; n]);
+    let (mut root_until, mut unit_until) = (0, 0);
     for (id, node) in doc.nodes.iter().enumerate() {
-        if id < until {
-            inside[id] = true;
+        if id < root_until {
+            root[id] = true;
+        }
+        if id < unit_until {
+            unit[id] = true;
+        }
+        if root[id] && unit[id] {
             continue;
         }
         let small = node.text_len < half;
-        let off = (small && is_furniture(doc, id))
-            || (is_window(node) && (small || is_unlikely(doc, id)));
-        if off {
-            until = doc.end(id);
-            inside[id] = true;
+        let kind = if small { furniture(doc, id) } else { None };
+        if !root[id] && (kind.is_some() || (is_window(node) && (small || is_unlikely(doc, id)))) {
+            root_until = doc.end(id);
+            root[id] = true;
+        }
+        if !unit[id] && kind == Some(Furniture::Chrome) {
+            unit_until = doc.end(id);
+            unit[id] = true;
         }
     }
-    inside
+    OffLimits { root, unit }
 }
 
 /// A window over the page: a dialog (`role="dialog"` or
@@ -115,27 +137,35 @@ fn is_window(node: &Node) -> bool {
             || node.attr("data-nosnippet").is_some())
 }
 
-/// The site's furniture by tag or landmark role: navigation, a footer, a
-/// header outside the main content, a search region. Names are not read
-/// here: a thread can sit in a `comments` wrapper, content in a
-/// `sidebar`-named column (the ranker weighs names).
-fn is_furniture(doc: &Doc, id: Id) -> bool {
+/// The site's furniture, by tag or landmark role.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Furniture {
+    /// A header outside the main content, `role="banner"`.
+    Header,
+    /// Navigation, a footer, a search region.
+    Chrome,
+}
+
+/// What furniture an element is. Names are not read here: a thread can
+/// sit in a `comments` wrapper, content in a `sidebar`-named column (the
+/// models weigh names).
+fn furniture(doc: &Doc, id: Id) -> Option<Furniture> {
     let node = &doc.nodes[id];
-    match node.tag() {
-        Some("nav" | "footer") => true,
-        Some("header") if !doc.in_main(id) => true,
-        Some(_) => matches!(
-            node.attr("role"),
-            Some("navigation" | "banner" | "contentinfo" | "search")
-        ),
-        None => false,
+    match (node.tag()?, node.attr("role")) {
+        ("nav" | "footer", _) | (_, Some("navigation" | "contentinfo" | "search")) => {
+            Some(Furniture::Chrome)
+        }
+        ("header", _) if !doc.in_main(id) => Some(Furniture::Header),
+        (_, Some("banner")) => Some(Furniture::Header),
+        _ => None,
     }
 }
 
 /// The three decisions for `doc`, found at `url`.
 pub fn choose(doc: &Doc, url: &url::Url, rules: &Pruner) -> Choice {
     let f = Figures::of(doc);
-    let root = root(doc, &f);
+    let off = off_limits(doc);
+    let root = root_outside(doc, &f, &off.root);
     let page = features::page(doc, &f, url, root);
     if features::declares_article(&page) || PAGE.score(&page) >= logit(ARTICLE) {
         return Choice::Article(root);
@@ -145,7 +175,7 @@ pub fn choose(doc: &Doc, url: &url::Url, rules: &Pruner) -> Choice {
     let mut scored = 0;
     features::units(doc, root, rules, features::unit_context(&page), |unit| {
         scored += 1;
-        if UNIT.score(&unit.x) >= logit(KEEP) {
+        if !off.unit[unit.id] && UNIT.score(&unit.x) >= logit(KEEP) {
             return scored < MAX_SCORED;
         }
         own_text[unit.id] = true;
@@ -188,7 +218,7 @@ mod tests {
              <main id=page><p>{prose}{prose}{prose}{prose}{prose}{prose}{prose}{prose}</p></main></body>"
         );
         let doc = Doc::parse(&html);
-        let w = off_limits(&doc);
+        let w = off_limits(&doc).root;
         for v in ["d", "dp", "m", "n"] {
             assert!(w[id_of(&doc, v)], "{v} is in a window");
         }
@@ -199,11 +229,11 @@ mod tests {
         let html =
             format!("<body><div aria-modal=true id=w><p>{prose}</p></div><p>Close</p></body>");
         let doc = Doc::parse(&html);
-        assert!(!off_limits(&doc)[id_of(&doc, "w")]);
+        assert!(!off_limits(&doc).root[id_of(&doc, "w")]);
         // Unless it is named as boilerplate.
         let html = html.replace("id=w", "id=w class=consent-sdk");
         let doc = Doc::parse(&html);
-        assert!(off_limits(&doc)[id_of(&doc, "w")]);
+        assert!(off_limits(&doc).root[id_of(&doc, "w")]);
     }
 
     /// Navigation, footers, the page header and landmark roles are the
@@ -225,14 +255,23 @@ mod tests {
         let doc = Doc::parse(&html);
         let off = off_limits(&doc);
         for v in ["h", "menu", "n", "rn", "rb", "rs", "f", "fp"] {
-            assert!(off[id_of(&doc, v)], "{v} is furniture");
+            assert!(off.root[id_of(&doc, v)], "{v} is furniture");
         }
         for v in ["page", "mh", "a", "c"] {
-            assert!(!off[id_of(&doc, v)], "{v} is not furniture");
+            assert!(!off.root[id_of(&doc, v)], "{v} is not furniture");
+        }
+        // Units: navigation, footers and search only; the page header
+        // keeps the title, the rest is the classifier's to decide.
+        for v in ["n", "rn", "rs", "f", "fp"] {
+            assert!(off.unit[id_of(&doc, v)], "{v} is the site's chrome");
+        }
+        for v in ["h", "menu", "rb", "page", "mh", "a", "c"] {
+            assert!(!off.unit[id_of(&doc, v)], "{v} is not the site's chrome");
         }
         let html = format!("<body><footer id=f><p>{prose}</p></footer><p>Top</p></body>");
         let doc = Doc::parse(&html);
-        assert!(!off_limits(&doc)[id_of(&doc, "f")]);
+        let off = off_limits(&doc);
+        assert!(!off.root[id_of(&doc, "f")] && !off.unit[id_of(&doc, "f")]);
     }
 
     /// The best-scored candidate outside every window wins, whatever
@@ -245,7 +284,7 @@ mod tests {
              <div id=thread><p>{prose}</p><p>{prose}</p><p>{prose}</p></div></body>"
         );
         let doc = Doc::parse(&html);
-        let w = off_limits(&doc);
+        let w = off_limits(&doc).root;
         let [overlay, d, p, thread] = ["overlay", "d", "p", "thread"].map(|v| id_of(&doc, v));
         let scored = [(d, 3.0), (p, 2.5), (thread, 1.0), (overlay, 0.5)];
         assert_eq!(best(scored, &w), Some(thread));
