@@ -20,8 +20,8 @@
 //! 3. **The units kept.** Inside the root, every block with text of its
 //!    own is kept or dropped by a classifier that reads its shape, link
 //!    share, the boxes and names above it, and the article rules' own
-//!    verdict. A block inside the site's navigation or footer is dropped
-//!    whatever the classifier says.
+//!    verdict. A block inside the site's furniture or a window over the
+//!    page is dropped whatever the classifier says.
 
 use super::dom::{Doc, Id, Node};
 use super::features::{self, Figures};
@@ -81,12 +81,11 @@ fn best(scored: impl IntoIterator<Item = (Id, f64)>, off: &[bool]) -> Option<Id>
 /// from, and the page comes back as that.
 struct OffLimits {
     /// Never the root: inside a window over the page ([`is_window`]) or
-    /// the site's furniture ([`furniture`]).
+    /// the site's furniture ([`is_furniture`]).
     root: Vec<bool>,
-    /// Never a kept unit: inside the site's navigation or footer
-    /// ([`Furniture::Chrome`]). Not a page header (it often holds the
-    /// page's title) and not a window (a side sheet, `role="dialog"`,
-    /// can hold a product's whole description).
+    /// Never a kept unit: inside the site's furniture or a window, but
+    /// not a side sheet ([`is_sheet`]), which can hold a product's whole
+    /// description.
     unit: Vec<bool>,
 }
 
@@ -111,12 +110,12 @@ fn off_limits(doc: &Doc) -> OffLimits {
             continue;
         }
         let small = node.text_len < half;
-        let kind = if small { furniture(doc, id) } else { None };
-        if !root[id] && (kind.is_some() || (is_window(node) && (small || is_unlikely(doc, id)))) {
+        let furniture = small && is_furniture(doc, id);
+        if !root[id] && (furniture || (is_window(node) && (small || is_unlikely(doc, id)))) {
             root_until = doc.end(id);
             root[id] = true;
         }
-        if !unit[id] && kind == Some(Furniture::Chrome) {
+        if !unit[id] && small && (furniture || is_window(node) && !is_sheet(node)) {
             unit_until = doc.end(id);
             unit[id] = true;
         }
@@ -137,27 +136,31 @@ fn is_window(node: &Node) -> bool {
             || node.attr("data-nosnippet").is_some())
 }
 
-/// The site's furniture, by tag or landmark role.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Furniture {
-    /// A header outside the main content, `role="banner"`.
-    Header,
-    /// Navigation, a footer, a search region.
-    Chrome,
+/// A window that leaves the page usable beside it: `role="dialog"` alone
+/// (not modal, not kept out of snippets). Shops open a product's
+/// description in such a side sheet.
+fn is_sheet(node: &Node) -> bool {
+    node.attr("role") == Some("dialog")
+        && !node
+            .attr("aria-modal")
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+        && node.attr("data-nosnippet").is_none()
 }
 
-/// What furniture an element is. Names are not read here: a thread can
-/// sit in a `comments` wrapper, content in a `sidebar`-named column (the
-/// models weigh names).
-fn furniture(doc: &Doc, id: Id) -> Option<Furniture> {
+/// The site's furniture, by tag or landmark role: navigation, a footer,
+/// a header outside the main content, a banner, a search region. Names
+/// are not read here: a thread can sit in a `comments` wrapper, content
+/// in a `sidebar`-named column (the models weigh names).
+fn is_furniture(doc: &Doc, id: Id) -> bool {
     let node = &doc.nodes[id];
-    match (node.tag()?, node.attr("role")) {
-        ("nav" | "footer", _) | (_, Some("navigation" | "contentinfo" | "search")) => {
-            Some(Furniture::Chrome)
-        }
-        ("header", _) if !doc.in_main(id) => Some(Furniture::Header),
-        (_, Some("banner")) => Some(Furniture::Header),
-        _ => None,
+    match (node.tag(), node.attr("role")) {
+        (None, _) => false,
+        (Some("nav" | "footer"), _) => true,
+        (Some("header"), _) if !doc.in_main(id) => true,
+        (_, role) => matches!(
+            role,
+            Some("navigation" | "banner" | "contentinfo" | "search")
+        ),
     }
 }
 
@@ -225,6 +228,14 @@ mod tests {
         for v in ["x", "page"] {
             assert!(!w[id_of(&doc, v)], "{v} is not in a window");
         }
+        // Units: a side sheet (a dialog alone) can hold the description.
+        let u = off_limits(&doc).unit;
+        for v in ["m", "n"] {
+            assert!(u[id_of(&doc, v)], "{v}'s units go");
+        }
+        for v in ["d", "dp", "x", "page"] {
+            assert!(!u[id_of(&doc, v)], "{v}'s units stay");
+        }
         // The page itself inside a modal wrapper stays eligible.
         let html =
             format!("<body><div aria-modal=true id=w><p>{prose}</p></div><p>Close</p></body>");
@@ -260,13 +271,12 @@ mod tests {
         for v in ["page", "mh", "a", "c"] {
             assert!(!off.root[id_of(&doc, v)], "{v} is not furniture");
         }
-        // Units: navigation, footers and search only; the page header
-        // keeps the title, the rest is the classifier's to decide.
-        for v in ["n", "rn", "rs", "f", "fp"] {
-            assert!(off.unit[id_of(&doc, v)], "{v} is the site's chrome");
+        // Units inside furniture are never kept either.
+        for v in ["h", "menu", "n", "rn", "rb", "rs", "f", "fp"] {
+            assert!(off.unit[id_of(&doc, v)], "{v} is furniture");
         }
-        for v in ["h", "menu", "rb", "page", "mh", "a", "c"] {
-            assert!(!off.unit[id_of(&doc, v)], "{v} is not the site's chrome");
+        for v in ["page", "mh", "a", "c"] {
+            assert!(!off.unit[id_of(&doc, v)], "{v} is not furniture");
         }
         let html = format!("<body><footer id=f><p>{prose}</p></footer><p>Top</p></body>");
         let doc = Doc::parse(&html);
