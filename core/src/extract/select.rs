@@ -28,7 +28,7 @@ use super::features::{self, Figures};
 use super::model::logit;
 use super::model_data::{PAGE, ROOT, UNIT};
 use super::prune::Pruner;
-use super::signals::is_unlikely;
+use super::signals::{is_furniture, is_unlikely};
 
 /// A page is an article when it says so twice (see
 /// `features::declares_article`), or when the classifier gives at least
@@ -83,8 +83,8 @@ struct OffLimits {
     /// Never the root: inside a window over the page ([`is_window`]) or
     /// the site's furniture ([`is_furniture`]).
     root: Vec<bool>,
-    /// Never a kept unit: inside the site's furniture or a window, but
-    /// not a side sheet ([`is_sheet`]), which can hold a product's whole
+    /// Never a kept unit: inside the site's furniture or a modal window
+    /// ([`is_modal`]); a side sheet can hold a product's whole
     /// description.
     unit: Vec<bool>,
 }
@@ -115,7 +115,7 @@ fn off_limits(doc: &Doc) -> OffLimits {
             root_until = doc.end(id);
             root[id] = true;
         }
-        if !unit[id] && small && (furniture || is_window(node) && !is_sheet(node)) {
+        if !unit[id] && small && (furniture || is_modal(node)) {
             unit_until = doc.end(id);
             unit[id] = true;
         }
@@ -123,45 +123,24 @@ fn off_limits(doc: &Doc) -> OffLimits {
     OffLimits { root, unit }
 }
 
-/// A window over the page: a dialog (`role="dialog"` or
-/// `"alertdialog"`, `aria-modal="true"`) or a block the site keeps out
-/// of search snippets (`data-nosnippet`): cookie notices, sign-up
-/// prompts, banners.
+/// A window over the page: a dialog (`role="dialog"`) or a modal
+/// window ([`is_modal`]): cookie notices, sign-up prompts, banners.
 fn is_window(node: &Node) -> bool {
+    is_modal(node) || (node.tag().is_some() && node.attr("role") == Some("dialog"))
+}
+
+/// A window that takes the page over: `role="alertdialog"`,
+/// `aria-modal="true"`, or a block the site keeps out of search
+/// snippets (`data-nosnippet`). A dialog that is none of these is a side
+/// sheet beside a usable page, and shops open a product's description
+/// in one.
+fn is_modal(node: &Node) -> bool {
     node.tag().is_some()
-        && (matches!(node.attr("role"), Some("dialog" | "alertdialog"))
+        && (node.attr("role") == Some("alertdialog")
             || node
                 .attr("aria-modal")
                 .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
             || node.attr("data-nosnippet").is_some())
-}
-
-/// A window that leaves the page usable beside it: `role="dialog"` alone
-/// (not modal, not kept out of snippets). Shops open a product's
-/// description in such a side sheet.
-fn is_sheet(node: &Node) -> bool {
-    node.attr("role") == Some("dialog")
-        && !node
-            .attr("aria-modal")
-            .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
-        && node.attr("data-nosnippet").is_none()
-}
-
-/// The site's furniture, by tag or landmark role: navigation, a footer,
-/// a header outside the main content, a banner, a search region. Names
-/// are not read here: a thread can sit in a `comments` wrapper, content
-/// in a `sidebar`-named column (the models weigh names).
-fn is_furniture(doc: &Doc, id: Id) -> bool {
-    let node = &doc.nodes[id];
-    match (node.tag(), node.attr("role")) {
-        (None, _) => false,
-        (Some("nav" | "footer"), _) => true,
-        (Some("header"), _) if !doc.in_main(id) => true,
-        (_, role) => matches!(
-            role,
-            Some("navigation" | "banner" | "contentinfo" | "search")
-        ),
-    }
 }
 
 /// The three decisions for `doc`, found at `url`.
@@ -282,6 +261,28 @@ mod tests {
         let doc = Doc::parse(&html);
         let off = off_limits(&doc);
         assert!(!off.root[id_of(&doc, "f")] && !off.unit[id_of(&doc, "f")]);
+    }
+
+    /// The ranker's choice is made among the candidates left eligible:
+    /// with every node off limits but one post of a thread, that post is
+    /// the root, though the ranker prefers the thread.
+    #[test]
+    fn the_root_is_chosen_among_eligible_candidates() {
+        let posts: String = (0..8)
+            .map(|i| {
+                format!(
+                    "<div class=post id=p{i}><p>Post {i}: did you try the other payment \
+                     module? It worked for me after a restart of the shop.</p></div>"
+                )
+            })
+            .collect();
+        let doc = Doc::parse(&format!("<body><div id=thread>{posts}</div></body>"));
+        let f = Figures::of(&doc);
+        let post = id_of(&doc, "p7");
+        assert_ne!(root(&doc, &f), post, "the ranker alone takes the thread");
+        let mut off = vec![true; doc.nodes.len()];
+        off[post] = false;
+        assert_eq!(root_outside(&doc, &f, &off), post);
     }
 
     /// The best-scored candidate outside every window wins, whatever

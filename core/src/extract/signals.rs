@@ -326,22 +326,36 @@ pub fn is_unlikely(doc: &Doc, id: Id) -> bool {
     f.has(ClassFlags::ASIDE) && !f.has(ClassFlags::CONTENT)
 }
 
-/// A boilerplate box: navigation, a header outside the content, a
-/// footer, an aside, a search form's region, or a region named as
-/// boilerplate (`UNLIKELY`, with no content word).
+/// A boilerplate box: the site's furniture ([`is_furniture`]), an aside,
+/// or a region named as boilerplate (`UNLIKELY`, with no content word).
 pub fn is_box(doc: &Doc, id: Id) -> bool {
     let node = &doc.nodes[id];
     match node.tag() {
-        Some("nav" | "aside" | "footer") => true,
+        None => false,
+        Some("aside") => true,
         Some("header") => !doc.in_main(id),
         Some(_) => {
-            is_unlikely(doc, id)
-                || matches!(
-                    node.attr("role"),
-                    Some("navigation" | "banner" | "contentinfo" | "complementary" | "search")
-                )
+            is_furniture(doc, id)
+                || is_unlikely(doc, id)
+                || node.attr("role") == Some("complementary")
         }
-        None => false,
+    }
+}
+
+/// The site's furniture, by tag or landmark role alone: navigation, a
+/// footer, a header outside the main content, a banner, a search region.
+/// Names are not read: a thread can sit in a `comments` wrapper, content
+/// in a `sidebar`-named column.
+pub fn is_furniture(doc: &Doc, id: Id) -> bool {
+    let node = &doc.nodes[id];
+    match (node.tag(), node.attr("role")) {
+        (None, _) => false,
+        (Some("nav" | "footer"), _) => true,
+        (Some("header"), _) if !doc.in_main(id) => true,
+        (_, role) => matches!(
+            role,
+            Some("navigation" | "banner" | "contentinfo" | "search")
+        ),
     }
 }
 
