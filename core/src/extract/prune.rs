@@ -8,7 +8,9 @@
 //! Every rule reads structure, names and text shapes; none names a site.
 
 use super::dom::{Doc, Id, Kind};
-use super::signals::{class_weight, date_words, is_ad_label, is_unlikely, ClassFlags, Title};
+use super::signals::{
+    class_weight, date_words, is_ad_label, is_unlikely, is_window, ClassFlags, Title,
+};
 
 /// The longest text (characters) a metadata line may have.
 const META_LINE: usize = 100;
@@ -72,6 +74,17 @@ fn is_metadata<'t>(pr: &Pruner, id: Id, tag: &str, text: &dyn Fn() -> Option<&'t
     // A quoted post's attribution ("— Name (@handle) October 9, 2018")
     // belongs to the quote.
     dates > 0 && rest <= 6 && !doc.in_blockquote(id)
+}
+
+/// A region named as boilerplate ([`is_unlikely`]), unless the name is
+/// outweighed by what it holds: half the page's text or more, and not a
+/// window over the page. A whole post can sit in a wrapper named for a
+/// feature of it (`commentOnSelection`), a thread in one named
+/// `comments`; a consent manager's window, which lists hundreds of
+/// vendors, stays boilerplate however long it is.
+fn is_named_boilerplate(doc: &Doc, id: Id) -> bool {
+    let n = &doc.nodes[id];
+    is_unlikely(doc, id) && (n.text_len * 2 < doc.nodes[doc.body()].text_len || is_window(n))
 }
 
 /// The pruning rules inside what was chosen, with what they need to
@@ -185,7 +198,7 @@ impl<'a> Pruner<'a> {
                 .as_deref()
         };
         if matches!(tag, "nav" | "aside" | "footer" | "figcaption")
-            || is_unlikely(doc, id)
+            || is_named_boilerplate(doc, id)
             || doc.is_nested_article(id)
         {
             return true;
@@ -246,5 +259,62 @@ impl<'a> Pruner<'a> {
             }
             _ => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A boilerplate name yields to a region that holds half the page's
+    /// text, unless the region is a window over the page; a small region
+    /// of the same name goes.
+    #[test]
+    fn boilerplate_names_yield_to_the_page() {
+        let post =
+            "<p>Plain words of the post, long enough to be read as prose here.</p>".repeat(8);
+        let vendors =
+            "<p>A vendor that stores cookies and reads them back later on.</p>".repeat(12);
+        let html = format!(
+            "<div class=commentOnSelection id=post>{post}</div>\
+             <div class=comments id=few><p>Two comments.</p></div>\
+             <div class=consent-manager id=cmp data-nosnippet>{vendors}</div>"
+        );
+        let doc = Doc::parse(&html);
+        let at = |v| {
+            doc.nodes
+                .iter()
+                .position(|n| n.attr("id") == Some(v))
+                .expect("the element")
+        };
+        let body = doc.nodes[doc.body()].text_len;
+        assert!(
+            doc.nodes[at("post")].text_len * 2 < body,
+            "the post is under half"
+        );
+        assert!(
+            doc.nodes[at("cmp")].text_len * 2 >= body,
+            "the window is over half"
+        );
+        // With the window, neither holds half: both names stand.
+        assert!(is_named_boilerplate(&doc, at("post")));
+        assert!(is_named_boilerplate(&doc, at("few")));
+        assert!(is_named_boilerplate(&doc, at("cmp")));
+
+        let html = format!(
+            "<div class=commentOnSelection id=post>{post}</div>\
+             <div class=comments id=few><p>Two comments.</p></div>"
+        );
+        let doc = Doc::parse(&html);
+        let at = |v| {
+            doc.nodes
+                .iter()
+                .position(|n| n.attr("id") == Some(v))
+                .expect("the element")
+        };
+        assert!(!is_named_boilerplate(&doc, at("post")));
+        assert!(is_named_boilerplate(&doc, at("few")));
+        assert!(Pruner::new(&doc).drops(at("few")));
+        assert!(!Pruner::new(&doc).drops(at("post")));
     }
 }

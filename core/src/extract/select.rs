@@ -23,12 +23,12 @@
 //!    verdict. A block inside the site's furniture or a window over the
 //!    page is dropped whatever the classifier says.
 
-use super::dom::{Doc, Id, Node};
+use super::dom::{Doc, Id};
 use super::features::{self, Figures};
 use super::model::logit;
 use super::model_data::{PAGE, ROOT, UNIT};
 use super::prune::Pruner;
-use super::signals::{is_furniture, is_unlikely};
+use super::signals::{is_furniture, is_modal, is_unlikely, is_window};
 
 /// A page is an article when it says so twice (see
 /// `features::declares_article`), or when the classifier gives at least
@@ -121,26 +121,6 @@ fn off_limits(doc: &Doc) -> OffLimits {
         }
     }
     OffLimits { root, unit }
-}
-
-/// A window over the page: a dialog (`role="dialog"`) or a modal
-/// window ([`is_modal`]): cookie notices, sign-up prompts, banners.
-fn is_window(node: &Node) -> bool {
-    is_modal(node) || (node.tag().is_some() && node.attr("role") == Some("dialog"))
-}
-
-/// A window that takes the page over: `role="alertdialog"`,
-/// `aria-modal="true"`, or a block the site keeps out of search
-/// snippets (`data-nosnippet`). A dialog that is none of these is a side
-/// sheet beside a usable page, and shops open a product's description
-/// in one.
-fn is_modal(node: &Node) -> bool {
-    node.tag().is_some()
-        && (node.attr("role") == Some("alertdialog")
-            || node
-                .attr("aria-modal")
-                .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
-            || node.attr("data-nosnippet").is_some())
 }
 
 /// The three decisions for `doc`, found at `url`.

@@ -8,7 +8,7 @@
 
 use std::sync::OnceLock;
 
-use super::dom::{Doc, Id};
+use super::dom::{Doc, Id, Node};
 
 /// Class/id fragments that mark boilerplate wherever they appear in a
 /// class or id ("commentlist", "share-tools", "site-footer"), with the
@@ -357,6 +357,26 @@ pub fn is_furniture(doc: &Doc, id: Id) -> bool {
             Some("navigation" | "banner" | "contentinfo" | "search")
         ),
     }
+}
+
+/// A window over the page: a dialog (`role="dialog"`) or a modal
+/// window ([`is_modal`]): cookie notices, sign-up prompts, banners.
+pub fn is_window(node: &Node) -> bool {
+    is_modal(node) || (node.tag().is_some() && node.attr("role") == Some("dialog"))
+}
+
+/// A window that takes the page over: `role="alertdialog"`,
+/// `aria-modal="true"`, or a block the site keeps out of search
+/// snippets (`data-nosnippet`). A dialog that is none of these is a side
+/// sheet beside a usable page, and shops open a product's description
+/// in one.
+pub fn is_modal(node: &Node) -> bool {
+    node.tag().is_some()
+        && (node.attr("role") == Some("alertdialog")
+            || node
+                .attr("aria-modal")
+                .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+            || node.attr("data-nosnippet").is_some())
 }
 
 /// Block-level elements for layout purposes.
