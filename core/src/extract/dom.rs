@@ -9,6 +9,7 @@ use html5ever::{local_name, LocalName};
 
 use super::signals::ClassFlags;
 use super::sink;
+use super::streamed::is_segment_id;
 
 /// Node index in document order; 0 is the document.
 pub type Id = usize;
@@ -332,7 +333,9 @@ impl Doc {
         sum_stats(&mut nodes, &mut own);
         // Hidden content is dropped, unless it is the page: a container
         // that streaming renderers fill in by script (`<div hidden
-        // id="S:0">`, React's convention), or a hidden wrapper holding
+        // id="S:2e">`, React's convention: the segment's number in
+        // hexadecimal, moved into its placeholder `P:2e` once the page's
+        // script runs), or a hidden wrapper holding
         // half the page's text, or half its text outside links (shown by
         // script once styles load or a shop's app has run; the menus
         // around it are mostly links, a hidden menu is all links).
@@ -341,11 +344,7 @@ impl Doc {
         let mut hid_any = false;
         for &id in &hidden {
             let n = &nodes[id];
-            let streamed = n.attr("hidden").is_some()
-                && n.attr("id").is_some_and(|i| {
-                    i.strip_prefix("S:")
-                        .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
-                });
+            let streamed = n.attr("hidden").is_some() && n.attr("id").is_some_and(is_segment_id);
             let prose = n.text_len.saturating_sub(n.link_len);
             if !(streamed || n.text_len * 2 >= all_text.max(1) || prose * 2 >= all_prose.max(1)) {
                 nodes[id].junk = true;
@@ -703,6 +702,29 @@ mod tests {
         assert!(!junk("w"));
         assert!(junk("m"));
         assert!(junk("s"));
+    }
+
+    /// Streamed segments (`<div hidden id="S:…">`, numbered in hex) are
+    /// the page's content waiting for a script, and are kept; other
+    /// hidden blocks, and ids that only look like segments, are not.
+    #[test]
+    fn streamed_segments_stay_hidden_blocks_go() {
+        let menu = "<li><a href=/x>A menu entry here</a></li>".repeat(40);
+        let line = "<p>Hand-applied trim on the arms and the back.</p>";
+        let html = format!(
+            "<ul>{menu}</ul><p>The visible part of the page, long enough to lead.</p>\
+             <div hidden id=S:2e>{line}</div><div hidden id=P:2f>{line}</div>"
+        );
+        let doc = Doc::parse(&html);
+        let junk = |v| {
+            doc.nodes
+                .iter()
+                .find(|n| n.attr("id") == Some(v))
+                .expect("the element")
+                .junk
+        };
+        assert!(!junk("S:2e"));
+        assert!(junk("P:2f"));
     }
 
     /// A word spelled one letter per element, with bare UUIDs between the

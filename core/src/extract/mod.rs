@@ -19,6 +19,7 @@ mod render;
 mod select;
 mod signals;
 mod sink;
+mod streamed;
 
 use url::Url;
 

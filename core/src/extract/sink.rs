@@ -50,6 +50,7 @@ use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
 use html5ever::{local_name, Attribute, ExpandedName, LocalName, Namespace, QualName};
 
 use super::dom::{Id, Kind, Node, NONE};
+use super::streamed;
 
 /// The deepest element the tree keeps.
 pub const MAX_DEPTH: usize = 512;
@@ -332,12 +333,18 @@ impl FlatSink {
     /// keeps most pages within the cap, but the adoption agency moves
     /// whole subtrees under deeper parents (a fuzzer found misnested
     /// formatting tags reaching depth 649), and the cap must hold for
-    /// every tree the walks see.
+    /// every tree the walks see. A streamed segment's children take its
+    /// placeholder's place, as the page's script would put them
+    /// (`streamed`).
     fn into_document_order(self) -> Vec<Node> {
         let mut nodes = self.nodes.into_inner();
         let links = self.links.into_inner();
         let n = nodes.len();
         let mut new_id = vec![NONE; n];
+        let placed = streamed::placements(&nodes);
+        // Segments whose children went to their placeholder: the hidden
+        // shell left behind is not placed.
+        let mut moved: HashSet<u32> = HashSet::new();
         enum Step {
             Visit { old: u32, depth: u32, parent: u32 },
             Close(u32),
@@ -364,7 +371,22 @@ impl FlatSink {
                 Step::Close(old) => nodes[ix(old)].end = next,
                 Step::Visit { old, depth, parent } => {
                     if new_id[ix(old)] != NONE {
-                        continue; // listed twice: cannot happen; be safe
+                        continue; // listed twice: a segment's child, or be safe
+                    }
+                    if let Some(placed) = &placed {
+                        if moved.contains(&old) {
+                            continue;
+                        }
+                        // A placeholder whose segment is not placed yet
+                        // (not an ancestor, not met before): the
+                        // segment's children instead, at its depth. Each
+                        // segment moves once, so the walk stays linear.
+                        if let Some(&seg) = placed.get(&old) {
+                            if new_id[ix(seg)] == NONE && moved.insert(seg) {
+                                push_children(&mut stack, seg, depth, parent);
+                                continue;
+                            }
+                        }
                     }
                     let has_children = links[ix(old)].first != NONE;
                     if depth as usize > MAX_DEPTH && has_children {
