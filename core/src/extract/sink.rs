@@ -341,7 +341,7 @@ impl FlatSink {
         let links = self.links.into_inner();
         let n = nodes.len();
         let mut new_id = vec![NONE; n];
-        let placed = streamed::placements(&nodes);
+        let placed = streamed::placements(&nodes, self.templates.into_inner().into_keys());
         // Segments whose children went to their placeholder: the hidden
         // shell left behind is not placed.
         let mut moved: HashSet<u32> = HashSet::new();

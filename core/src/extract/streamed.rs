@@ -40,24 +40,36 @@ fn number<'a>(id: &'a str, prefix: &str) -> Option<&'a str> {
 
 /// For each placeholder (`<template id="P:n">`) with a segment (`<div
 /// hidden id="S:n">`) of the same number, that segment, both by index
-/// into `nodes`. The first of each id counts. `None` when the page has
-/// no pair (almost every page): the walk then has nothing to look up.
-pub fn placements(nodes: &[Node]) -> Option<HashMap<u32, u32>> {
+/// into `nodes`; `templates` are the indexes of the page's templates.
+/// The first segment of each id counts; of two placeholders of one id,
+/// the walk fills the first it meets. `None` when the page has no pair
+/// (almost every page): the walk then has nothing to look up, and a page
+/// without a placeholder costs no more than a look at its templates.
+pub fn placements(
+    nodes: &[Node],
+    templates: impl IntoIterator<Item = usize>,
+) -> Option<HashMap<u32, u32>> {
+    let placeholders: Vec<(&str, u32)> = templates
+        .into_iter()
+        .filter_map(|i| {
+            let k = number(nodes.get(i)?.attr("id")?, "P:")?;
+            // Nodes past u32 cannot exist: the sink numbers them in u32.
+            Some((k, u32::try_from(i).ok()?))
+        })
+        .collect();
+    if placeholders.is_empty() {
+        return None;
+    }
     let mut segments: HashMap<&str, u32> = HashMap::new();
-    let mut placeholders: Vec<(&str, u32)> = Vec::new();
     for (i, n) in nodes.iter().enumerate() {
-        let Some(tag) = n.tag() else { continue };
-        let Some(id) = n.attr("id") else { continue };
-        // Nodes past u32 cannot exist: the sink numbers them in u32.
-        let Ok(i) = u32::try_from(i) else { break };
-        if tag == "template" {
-            if let Some(k) = number(id, "P:") {
-                placeholders.push((k, i));
-            }
-        } else if tag == "div" && n.attr("hidden").is_some() {
-            if let Some(k) = number(id, "S:") {
-                segments.entry(k).or_insert(i);
-            }
+        if n.tag() != Some("div") || n.attr("hidden").is_none() {
+            continue;
+        }
+        if let (Some(k), Ok(i)) = (
+            n.attr("id").and_then(|id| number(id, "S:")),
+            u32::try_from(i),
+        ) {
+            segments.entry(k).or_insert(i);
         }
     }
     let mut pairs = HashMap::new();
