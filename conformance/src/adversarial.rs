@@ -33,6 +33,20 @@ fn numbered(open: &str, n: usize) -> String {
     (0..n).map(|i| format!("<{open} x={i}>")).collect()
 }
 
+/// Streamed segments (`<div hidden id="S:n">`, n in hexadecimal) to
+/// about `size` bytes, each made by `unit` from its number, after a first
+/// placeholder (`<template id="P:0">`) in the body.
+fn segments(unit: fn(usize) -> String, size: usize) -> String {
+    let mut s =
+        String::from("<html><body><div><p>Streamed</p><template id=\"P:0\"></template></div>");
+    let mut i = 0;
+    while s.len() < size {
+        s.push_str(&unit(i));
+        i += 1;
+    }
+    s
+}
+
 /// A plain article of about `size` bytes: a title, a heading and
 /// paragraphs of prose, what an 8 MiB page usually is.
 pub fn plain(size: usize) -> String {
@@ -192,6 +206,32 @@ pub fn families() -> Vec<Family> {
         Family {
             name: "nested templates",
             page: |n| fill("<body>", "<template>x", "", n),
+        },
+        Family {
+            name: "streamed segments, each placed inside the one before",
+            page: |n| {
+                segments(
+                    |i| {
+                        format!(
+                            "<div hidden id=\"S:{i:x}\"><div><p>x</p><template id=\"P:{:x}\"></template></div></div>",
+                            i + 1
+                        )
+                    },
+                    n,
+                )
+            },
+        },
+        Family {
+            name: "placeholders and streamed segments of one id",
+            page: |n| {
+                segments(
+                    |_| {
+                        "<div hidden id=\"S:0\"><p>x</p><template id=\"P:0\"></template></div>"
+                            .into()
+                    },
+                    n,
+                )
+            },
         },
         Family {
             name: "end tags that make elements",
