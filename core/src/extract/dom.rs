@@ -184,6 +184,88 @@ fn is_junk_tag(t: &LocalName) -> bool {
     )
 }
 
+/// The disclosure widgets of a page: a collapsed answer or section,
+/// hidden until its toggle is pressed, is content a reader opens (a
+/// product's specifications, a page's FAQ). A hidden element is such a
+/// panel when the element just before it is its toggle: a short visible
+/// question (text ending in `?`), a heading, a `dt`, `summary` or button
+/// (`role="button"` too); and the panel is prose (at least
+/// [`PANEL_TEXT`] characters, under half of them in links), not hidden
+/// from assistive technology (`aria-hidden`) and not a window. A menu
+/// under its button is mostly links; a badge's popover follows a word
+/// that is no question.
+struct Toggles {
+    /// The previous element sibling of each node, or `NONE`; empty
+    /// when the page hides nothing.
+    prev: Vec<u32>,
+}
+
+/// The least text (characters) a panel holds.
+const PANEL_TEXT: usize = 40;
+
+/// The most text (characters) a toggle holds.
+const TOGGLE_TEXT: usize = 200;
+
+impl Toggles {
+    fn of(nodes: &[Node], hidden: &[Id]) -> Toggles {
+        if hidden.is_empty() {
+            return Toggles { prev: Vec::new() };
+        }
+        // Document order: a node's next sibling starts where its subtree
+        // ends, when the node there has the same parent.
+        let mut prev = vec![NONE; nodes.len()];
+        let mut last_element = vec![NONE; nodes.len()];
+        for x in 0..nodes.len() {
+            let e = nodes[x].end as usize;
+            if e < nodes.len() && nodes[e].parent == nodes[x].parent {
+                // Text between two elements is skipped over.
+                last_element[e] = if nodes[x].tag().is_some() {
+                    x as u32
+                } else {
+                    last_element[x]
+                };
+                prev[e] = last_element[e];
+            }
+        }
+        Toggles { prev }
+    }
+
+    /// Whether hidden element `id` is a panel its toggle opens.
+    fn opens(&self, nodes: &[Node], id: Id) -> bool {
+        let n = &nodes[id];
+        let Some(&p) = self.prev.get(id) else {
+            return false;
+        };
+        if p == NONE
+            || n.text_len < PANEL_TEXT
+            || n.link_len * 2 >= n.text_len
+            || n.attr("aria-hidden").is_some()
+            || matches!(n.attr("role"), Some("dialog" | "alertdialog"))
+        {
+            return false;
+        }
+        let t = &nodes[p as usize];
+        if t.junk || t.text_len == 0 || t.text_len > TOGGLE_TEXT || is_hidden(&t.attrs) {
+            return false;
+        }
+        matches!(
+            t.tag(),
+            Some("h2" | "h3" | "h4" | "h5" | "h6" | "dt" | "summary" | "button")
+        ) || t.attr("role") == Some("button")
+            || asks(nodes, p as usize)
+    }
+}
+
+/// Whether the text of short element `id` ends in a question mark (its
+/// last text node, within a few nodes of its end).
+fn asks(nodes: &[Node], id: Id) -> bool {
+    let end = nodes[id].end as usize;
+    (id..end).rev().take(16).find_map(|k| match &nodes[k].kind {
+        Kind::Text(t) if !t.trim().is_empty() => Some(t.trim_end().ends_with(['?', '？'])),
+        _ => None,
+    }) == Some(true)
+}
+
 /// `hidden`, `aria-hidden="true"`, or an inline `display:none` /
 /// `visibility:hidden`.
 fn is_hidden(attrs: &[(LocalName, StrTendril)]) -> bool {
@@ -342,11 +424,16 @@ impl Doc {
         let all_text = body.map_or(0, |b| nodes[b].text_len);
         let all_prose = body.map_or(0, |b| nodes[b].text_len.saturating_sub(nodes[b].link_len));
         let mut hid_any = false;
+        let toggles = Toggles::of(&nodes, &hidden);
         for &id in &hidden {
             let n = &nodes[id];
             let streamed = n.attr("hidden").is_some() && n.attr("id").is_some_and(is_segment_id);
             let prose = n.text_len.saturating_sub(n.link_len);
-            if !(streamed || n.text_len * 2 >= all_text.max(1) || prose * 2 >= all_prose.max(1)) {
+            if !(streamed
+                || toggles.opens(&nodes, id)
+                || n.text_len * 2 >= all_text.max(1)
+                || prose * 2 >= all_prose.max(1))
+            {
                 nodes[id].junk = true;
                 hid_any = true;
             }
@@ -702,6 +789,41 @@ mod tests {
         assert!(!junk("w"));
         assert!(junk("m"));
         assert!(junk("s"));
+    }
+
+    /// A collapsed panel after its toggle (a question, a heading, a
+    /// button) is read; a hidden menu under its button, a popover after a
+    /// word, a panel hidden from assistive technology, a short one, or
+    /// one whose toggle is hidden too, is not.
+    #[test]
+    fn collapsed_panels_after_their_toggles_are_read() {
+        let answer = "Absolutely: a tracking number is sent to your email within a day.";
+        let links = "<a href=/a>Shoes</a> <a href=/b>Shirts</a> <a href=/c>Socks and more</a>";
+        let html = format!(
+            "<p>A visible paragraph, long enough to make the page more than its panels.</p>\
+             <div class=q>Can I track my order?</div><div style='display:none' id=faq>{answer}</div>\
+             <h3>Specifications</h3><div hidden id=spec>{answer}</div>\
+             <div role=button>Reviews summary</div><div hidden id=rev>{answer}</div>\
+             <button>Menu</button><div hidden id=menu>{links}</div>\
+             <span>Hot seller</span><div style='display:none' id=badge>{answer}</div>\
+             <div>Is it warm?</div><div hidden aria-hidden=true id=aria>{answer}</div>\
+             <div>Is it small?</div><div hidden id=short>Yes.</div>\
+             <div hidden>Is it hidden?</div><div hidden id=twice>{answer}</div>"
+        );
+        let doc = Doc::parse(&html);
+        let junk = |v| {
+            doc.nodes
+                .iter()
+                .find(|n| n.attr("id") == Some(v))
+                .expect("the element")
+                .junk
+        };
+        for read in ["faq", "spec", "rev"] {
+            assert!(!junk(read), "{read}");
+        }
+        for dropped in ["menu", "badge", "aria", "short", "twice"] {
+            assert!(junk(dropped), "{dropped}");
+        }
     }
 
     /// Streamed segments (`<div hidden id="S:…">`, numbered in hex) are
