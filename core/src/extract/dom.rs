@@ -214,17 +214,15 @@ impl Toggles {
         // Document order: a node's next sibling starts where its subtree
         // ends, when the node there has the same parent.
         let mut prev = vec![NONE; nodes.len()];
-        let mut last_element = vec![NONE; nodes.len()];
         for x in 0..nodes.len() {
             let e = nodes[x].end as usize;
             if e < nodes.len() && nodes[e].parent == nodes[x].parent {
                 // Text between two elements is skipped over.
-                last_element[e] = if nodes[x].tag().is_some() {
+                prev[e] = if nodes[x].tag().is_some() {
                     x as u32
                 } else {
-                    last_element[x]
+                    prev[x]
                 };
-                prev[e] = last_element[e];
             }
         }
         Toggles { prev }
