@@ -495,6 +495,16 @@ impl Doc {
         }
     }
 
+    /// The element whose `id` attribute is `v`: how tests find their
+    /// fixtures.
+    #[cfg(test)]
+    pub fn with_id(&self, v: &str) -> Id {
+        self.nodes
+            .iter()
+            .position(|n| n.attr("id") == Some(v))
+            .expect("an element with that id")
+    }
+
     /// Whether an ancestor of `id` is a `<blockquote>`.
     pub fn in_blockquote(&self, id: Id) -> bool {
         self.marks[id] & IN_BLOCKQUOTE != 0
@@ -773,17 +783,10 @@ mod tests {
              <p>A short visible line.</p>"
         );
         let doc = Doc::parse(&html);
-        let junk = |v| {
-            doc.nodes
-                .iter()
-                .find(|n| n.attr("id") == Some(v))
-                .expect("the element")
-                .junk
-        };
+        let junk = |v: &str| doc.nodes[doc.with_id(v)].junk;
         // Under half the text (the hidden menu counts): kept for its prose.
-        let wrapper = doc.nodes.iter().find(|n| n.attr("id") == Some("w"));
         let body = &doc.nodes[doc.body()];
-        assert!(wrapper.expect("w").text_len * 2 < body.text_len);
+        assert!(doc.nodes[doc.with_id("w")].text_len * 2 < body.text_len);
         assert!(!junk("w"));
         assert!(junk("m"));
         assert!(junk("s"));
@@ -809,13 +812,7 @@ mod tests {
              <div hidden>Is it hidden?</div><div hidden id=twice>{answer}</div>"
         );
         let doc = Doc::parse(&html);
-        let junk = |v| {
-            doc.nodes
-                .iter()
-                .find(|n| n.attr("id") == Some(v))
-                .expect("the element")
-                .junk
-        };
+        let junk = |v: &str| doc.nodes[doc.with_id(v)].junk;
         for read in ["faq", "spec", "rev"] {
             assert!(!junk(read), "{read}");
         }
@@ -836,13 +833,7 @@ mod tests {
              <div hidden id=S:2e>{line}</div><div hidden id=P:2f>{line}</div>"
         );
         let doc = Doc::parse(&html);
-        let junk = |v| {
-            doc.nodes
-                .iter()
-                .find(|n| n.attr("id") == Some(v))
-                .expect("the element")
-                .junk
-        };
+        let junk = |v: &str| doc.nodes[doc.with_id(v)].junk;
         assert!(!junk("S:2e"));
         assert!(junk("P:2f"));
     }
@@ -865,19 +856,9 @@ mod tests {
             uuid(71)
         );
         let doc = Doc::parse(&html);
-        let junk = |v: &str| {
-            doc.nodes
-                .iter()
-                .find(|n| n.attr("id") == Some(v))
-                .expect("the element")
-                .junk
-        };
+        let junk = |v: &str| doc.nodes[doc.with_id(v)].junk;
         assert!((0..9).all(|k| junk(&format!("d{k}"))));
-        let w = doc
-            .nodes
-            .iter()
-            .find(|n| n.attr("id") == Some("w"))
-            .expect("w");
+        let w = &doc.nodes[doc.with_id("w")];
         assert_eq!(w.text_len, "Sponsored".len());
         assert!(!junk("c"));
         assert!(!junk("one"));

@@ -281,12 +281,7 @@ mod tests {
              <div class=consent-manager id=cmp data-nosnippet>{vendors}</div>"
         );
         let doc = Doc::parse(&html);
-        let at = |v| {
-            doc.nodes
-                .iter()
-                .position(|n| n.attr("id") == Some(v))
-                .expect("the element")
-        };
+        let at = |v| doc.with_id(v);
         let body = doc.nodes[doc.body()].text_len;
         assert!(
             doc.nodes[at("post")].text_len * 2 < body,
@@ -306,12 +301,7 @@ mod tests {
              <div class=comments id=few><p>Two comments.</p></div>"
         );
         let doc = Doc::parse(&html);
-        let at = |v| {
-            doc.nodes
-                .iter()
-                .position(|n| n.attr("id") == Some(v))
-                .expect("the element")
-        };
+        let at = |v| doc.with_id(v);
         assert!(!is_named_boilerplate(&doc, at("post")));
         assert!(is_named_boilerplate(&doc, at("few")));
         assert!(Pruner::new(&doc).drops(at("few")));

@@ -160,13 +160,6 @@ pub fn choose(doc: &Doc, url: &url::Url, rules: &Pruner) -> Choice {
 mod tests {
     use super::*;
 
-    fn id_of(doc: &Doc, v: &str) -> Id {
-        doc.nodes
-            .iter()
-            .position(|n| n.attr("id") == Some(v))
-            .expect("element with that id")
-    }
-
     /// Dialogs, modal windows and snippet-less blocks are windows, with
     /// everything inside them; a window holding half the page is not.
     #[test]
@@ -182,28 +175,28 @@ mod tests {
         let doc = Doc::parse(&html);
         let w = off_limits(&doc).root;
         for v in ["d", "dp", "m", "n"] {
-            assert!(w[id_of(&doc, v)], "{v} is in a window");
+            assert!(w[doc.with_id(v)], "{v} is in a window");
         }
         for v in ["x", "page"] {
-            assert!(!w[id_of(&doc, v)], "{v} is not in a window");
+            assert!(!w[doc.with_id(v)], "{v} is not in a window");
         }
         // Units: a side sheet (a dialog alone) can hold the description.
         let u = off_limits(&doc).unit;
         for v in ["m", "n"] {
-            assert!(u[id_of(&doc, v)], "{v}'s units go");
+            assert!(u[doc.with_id(v)], "{v}'s units go");
         }
         for v in ["d", "dp", "x", "page"] {
-            assert!(!u[id_of(&doc, v)], "{v}'s units stay");
+            assert!(!u[doc.with_id(v)], "{v}'s units stay");
         }
         // The page itself inside a modal wrapper stays eligible.
         let html =
             format!("<body><div aria-modal=true id=w><p>{prose}</p></div><p>Close</p></body>");
         let doc = Doc::parse(&html);
-        assert!(!off_limits(&doc).root[id_of(&doc, "w")]);
+        assert!(!off_limits(&doc).root[doc.with_id("w")]);
         // Unless it is named as boilerplate.
         let html = html.replace("id=w", "id=w class=consent-sdk");
         let doc = Doc::parse(&html);
-        assert!(off_limits(&doc).root[id_of(&doc, "w")]);
+        assert!(off_limits(&doc).root[doc.with_id("w")]);
     }
 
     /// Navigation, footers, the page header and landmark roles are the
@@ -225,22 +218,22 @@ mod tests {
         let doc = Doc::parse(&html);
         let off = off_limits(&doc);
         for v in ["h", "menu", "n", "rn", "rb", "rs", "f", "fp"] {
-            assert!(off.root[id_of(&doc, v)], "{v} is furniture");
+            assert!(off.root[doc.with_id(v)], "{v} is furniture");
         }
         for v in ["page", "mh", "a", "c"] {
-            assert!(!off.root[id_of(&doc, v)], "{v} is not furniture");
+            assert!(!off.root[doc.with_id(v)], "{v} is not furniture");
         }
         // Units inside furniture are never kept either.
         for v in ["h", "menu", "n", "rn", "rb", "rs", "f", "fp"] {
-            assert!(off.unit[id_of(&doc, v)], "{v} is furniture");
+            assert!(off.unit[doc.with_id(v)], "{v} is furniture");
         }
         for v in ["page", "mh", "a", "c"] {
-            assert!(!off.unit[id_of(&doc, v)], "{v} is not furniture");
+            assert!(!off.unit[doc.with_id(v)], "{v} is not furniture");
         }
         let html = format!("<body><footer id=f><p>{prose}</p></footer><p>Top</p></body>");
         let doc = Doc::parse(&html);
         let off = off_limits(&doc);
-        assert!(!off.root[id_of(&doc, "f")] && !off.unit[id_of(&doc, "f")]);
+        assert!(!off.root[doc.with_id("f")] && !off.unit[doc.with_id("f")]);
     }
 
     /// The ranker's choice is made among the candidates left eligible:
@@ -258,7 +251,7 @@ mod tests {
             .collect();
         let doc = Doc::parse(&format!("<body><div id=thread>{posts}</div></body>"));
         let f = Figures::of(&doc);
-        let post = id_of(&doc, "p7");
+        let post = doc.with_id("p7");
         assert_ne!(root(&doc, &f), post, "the ranker alone takes the thread");
         let mut off = vec![true; doc.nodes.len()];
         off[post] = false;
@@ -276,7 +269,7 @@ mod tests {
         );
         let doc = Doc::parse(&html);
         let w = off_limits(&doc).root;
-        let [overlay, d, p, thread] = ["overlay", "d", "p", "thread"].map(|v| id_of(&doc, v));
+        let [overlay, d, p, thread] = ["overlay", "d", "p", "thread"].map(|v| doc.with_id(v));
         let scored = [(d, 3.0), (p, 2.5), (thread, 1.0), (overlay, 0.5)];
         assert_eq!(best(scored, &w), Some(thread));
         assert_eq!(best([(d, 3.0), (overlay, 4.0)], &w), Some(overlay));

@@ -116,7 +116,7 @@ mod tests {
             ]
         );
         let doc = Doc::parse(html);
-        let main = doc.nodes.iter().position(|n| n.attr("id") == Some("main"));
+        let main = Some(doc.with_id("main"));
         let spec = doc.nodes.iter().position(|n| n.tag() == Some("h2"));
         assert_eq!(doc.parent(spec.expect("h2")), main);
         // The shells left behind and the placeholders are gone.
