@@ -34,15 +34,18 @@ fn numbered(open: &str, n: usize) -> String {
 }
 
 /// Streamed segments (`<div hidden id="S:n">`, n in hexadecimal) to
-/// about `size` bytes, each made by `unit` from its number, after a first
-/// placeholder (`<template id="P:0">`) in the body.
+/// about `size` bytes and never more (like [`fill`]: a page at the body
+/// cap must still be fetched), each made by `unit` from its number, after
+/// a first placeholder (`<template id="P:0">`) in the body.
 fn segments(unit: fn(usize) -> String, size: usize) -> String {
     let mut s =
         String::from("<html><body><div><p>Streamed</p><template id=\"P:0\"></template></div>");
-    let mut i = 0;
-    while s.len() < size {
-        s.push_str(&unit(i));
-        i += 1;
+    for i in 0.. {
+        let next = unit(i);
+        if s.len() + next.len() > size {
+            break;
+        }
+        s.push_str(&next);
     }
     s
 }
@@ -315,5 +318,10 @@ mod tests {
             );
         }
         assert!(plain(1 << 20).len() > 900_000);
+        // No page is over the size asked for: the fetch path's body cap
+        // is a size, and a family is fetched at it.
+        for f in families() {
+            assert!((f.page)(1 << 20).len() <= 1 << 20, "{}", f.name);
+        }
     }
 }
