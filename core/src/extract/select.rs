@@ -21,7 +21,8 @@
 //!    own is kept or dropped by a classifier that reads its shape, link
 //!    share, the boxes and names above it, and the article rules' own
 //!    verdict. A block inside the site's furniture or a window over the
-//!    page is dropped whatever the classifier says.
+//!    page is dropped whatever the classifier says, and so is a quotation
+//!    of text the root already showed.
 
 use super::dom::{Doc, Id};
 use super::features::{self, Figures};
@@ -137,7 +138,10 @@ pub fn choose(doc: &Doc, url: &url::Url, rules: &Pruner) -> Choice {
     let mut scored = 0;
     features::units(doc, root, rules, features::unit_context(&page), |unit| {
         scored += 1;
-        if !off.unit[unit.id] && UNIT.score(&unit.x) >= logit(KEEP) {
+        // A quotation repeating what the page already showed (a reply
+        // quoting a post, a reply's one-line preview of its parent) goes
+        // whatever the classifier says: the text is there once already.
+        if !off.unit[unit.id] && !unit.quoted_repeat && UNIT.score(&unit.x) >= logit(KEEP) {
             return scored < MAX_SCORED;
         }
         own_text[unit.id] = true;

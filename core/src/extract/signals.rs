@@ -159,6 +159,11 @@ const META: &[&str] = &[
 /// they are what buyers said, not what the page sells.
 const REVIEWS: &[&str] = &["review", "rating", "testimonial"];
 
+/// Class/id fragments that name a quotation of another text: a quoted
+/// post, or a preview clamped to a few lines (`line-clamp-1`, the CSS
+/// utility that cuts a reply's copy of its parent to one line).
+const QUOTES: &[&str] = &["quote", "line-clamp"];
+
 /// What an element's class and id say, worked out on first use and kept
 /// (matching the word lists is the costly part of scoring; every rule
 /// asks these same questions).
@@ -178,6 +183,8 @@ impl ClassFlags {
     pub const NEGATIVE_BUT_HEADER: u8 = 32;
     /// Named as reviews or ratings (`REVIEWS`).
     pub const REVIEW: u8 = 64;
+    /// Named as a quotation or a clamped preview (`QUOTES`).
+    pub const QUOTE: u8 = 128;
 
     /// Reads a lower-case `class id` string in one pass through an
     /// Aho–Corasick automaton of every fragment list (calling
@@ -249,7 +256,7 @@ fn fragment_automaton() -> &'static [State] {
             bits: 0,
         };
         let mut dfa = vec![empty()];
-        let lists: [(&[&str], u8); 6] = [
+        let lists: [(&[&str], u8); 7] = [
             (NEGATIVE, ClassFlags::NEGATIVE),
             (POSITIVE, ClassFlags::POSITIVE),
             (UNLIKELY, ClassFlags::ASIDE),
@@ -259,6 +266,7 @@ fn fragment_automaton() -> &'static [State] {
                 ClassFlags::META | ClassFlags::NEGATIVE | ClassFlags::NEGATIVE_BUT_HEADER,
             ),
             (REVIEWS, ClassFlags::REVIEW),
+            (QUOTES, ClassFlags::QUOTE),
         ];
         for (list, bit) in lists {
             for &frag in list {

@@ -141,6 +141,9 @@ pub struct Unit {
     pub id: Id,
     /// Whether no block with text lies inside it.
     pub leaf: bool,
+    /// Inside a quotation, with the text of an earlier unit of the root
+    /// (a post quoted by a reply): not a feature, `select` drops it.
+    pub quoted_repeat: bool,
     pub x: [f64; 50],
 }
 
@@ -173,6 +176,9 @@ struct Above {
     strong: bool,
     /// Inside an element named as reviews or ratings.
     review: bool,
+    /// Inside a `blockquote` or an element named as a quotation or a
+    /// clamped preview.
+    quote: bool,
     /// After a heading of [`FURNITURE_HEADINGS`] in an enclosing section.
     furniture: bool,
     depth: u32,
@@ -230,6 +236,7 @@ pub fn units(
         each(Unit {
             id: u.id,
             leaf: u.leaf,
+            quoted_repeat: repeat && u.above.quote,
             x,
         })
     };
@@ -318,6 +325,7 @@ pub fn units(
                 a.form |= tag == "form";
                 a.strong |= matches!(tag, "strong" | "b");
                 a.review |= cf.has(ClassFlags::REVIEW);
+                a.quote |= tag == "blockquote" || cf.has(ClassFlags::QUOTE);
                 a.depth += 1;
                 let unit = is_unit_block(tag) && node.text_len > 0;
                 if unit {
@@ -653,6 +661,35 @@ mod tests {
         assert_eq!(
             [got("a"), got("b"), got("c"), got("d"), got("e")],
             [0.0, 1.0, 0.0, 0.0, 0.0]
+        );
+    }
+
+    /// A quoted repeat is a repeat inside a `blockquote` or an element
+    /// named as a quote or a clamped preview; the first copy is not one,
+    /// wherever it is, nor a repeat outside quotations (a phone and a
+    /// desktop copy of one block).
+    #[test]
+    fn quoted_repeats_are_repeats_inside_quotations() {
+        let long = "A reply that quotes the question, word for word, at length.";
+        let other = "Another post of the thread, quoted by the one after it.";
+        let html = format!(
+            "<div id=root><blockquote><p id=a>{long}</p></blockquote>\
+             <div class=post><blockquote><p id=b>{long}</p></blockquote><p>Agreed.</p></div>\
+             <p id=c>{other}</p><div class=bbcode-quote><p id=d>{other}</p></div>\
+             <div class='text-muted line-clamp-1'><p id=e>{other}</p></div>\
+             <div class=mobile><p id=f>{other}</p></div></div>"
+        );
+        let doc = Doc::parse(&html);
+        let rules = Pruner::new(&doc);
+        let mut seen = HashMap::new();
+        units(&doc, id_of(&doc, "root"), &rules, [0.0, 0.0], |u| {
+            seen.insert(u.id, u.quoted_repeat);
+            true
+        });
+        let got = |v| seen[&id_of(&doc, v)];
+        assert_eq!(
+            ["a", "b", "c", "d", "e", "f"].map(got),
+            [false, true, false, true, true, false]
         );
     }
 }
