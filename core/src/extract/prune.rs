@@ -163,6 +163,11 @@ impl<'a> Pruner<'a> {
         ) {
             return false;
         }
+        // Most short elements are not labels: their last character says
+        // so without the folded copy of their text.
+        if !ends_like_label(doc, id) {
+            return false;
+        }
         let Some(text) = self.folded(id) else {
             return false;
         };
@@ -260,6 +265,35 @@ impl<'a> Pruner<'a> {
             _ => false,
         }
     }
+}
+
+/// Whether the visible text of element `id` ends as a label's does (`:`,
+/// `...` or `…`), as its folded text would ([`Pruner::folded`]: case and
+/// spacing do not change the last character). False for an element with
+/// more than a few nodes per character, which `folded` declines to read:
+/// the walk is bounded as its is.
+fn ends_like_label(doc: &Doc, id: Id) -> bool {
+    let end = doc.end(id);
+    if end - id > 4 * doc.nodes[id].text_len + 32 {
+        return false;
+    }
+    let mut last: Option<&str> = None;
+    let mut i = id;
+    while i < end {
+        let k = &doc.nodes[i];
+        if k.junk {
+            i = doc.end(i);
+            continue;
+        }
+        if let Kind::Text(t) = &k.kind {
+            let t = t.trim_end();
+            if !t.is_empty() {
+                last = Some(t);
+            }
+        }
+        i += 1;
+    }
+    last.is_some_and(|t| t.ends_with(':') || t.ends_with("...") || t.ends_with('…'))
 }
 
 #[cfg(test)]
