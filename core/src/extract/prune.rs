@@ -300,6 +300,37 @@ fn ends_like_label(doc: &Doc, id: Id) -> bool {
 mod tests {
     use super::*;
 
+    /// A label ends in `:`, `...` or `…` in its last text with words,
+    /// wherever its tags split it; hidden text does not count, nor does an
+    /// element of more nodes than `folded` reads.
+    #[test]
+    fn labels_end_as_their_folded_text_does() {
+        // f: two characters over 50 nodes.
+        let html = format!(
+            "<body><p id=a>Related <b>stories</b>:  </p><p id=b>Read <i>more</i> …</p>\
+             <p id=c>More..<span>.</span></p><p id=d>Price: <b>$5</b></p>\
+             <p id=e>See also:<span hidden>secret</span></p><p id=f>x{}:</p></body>",
+            "<span></span>".repeat(50)
+        );
+        let doc = Doc::parse(&html);
+        let rules = Pruner::new(&doc);
+        for (v, label) in [
+            ("a", true),
+            ("b", true),
+            ("c", false),
+            ("d", false),
+            ("e", true),
+            ("f", false),
+        ] {
+            let id = doc.with_id(v);
+            assert_eq!(ends_like_label(&doc, id), label, "{v}");
+            let folded = rules
+                .folded(id)
+                .is_some_and(|t| t.ends_with(':') || t.ends_with("...") || t.ends_with('…'));
+            assert_eq!(folded, label, "{v}: folded");
+        }
+    }
+
     /// A boilerplate name yields to a region that holds half the page's
     /// text, unless the region is a window over the page; a small region
     /// of the same name goes.
