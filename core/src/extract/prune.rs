@@ -7,7 +7,7 @@
 //!
 //! Every rule reads structure, names and text shapes; none names a site.
 
-use super::dom::{Doc, Id, Kind};
+use super::dom::{Doc, Id, Kind, Node};
 use super::signals::{
     class_weight, date_words, is_ad_label, is_unlikely, is_window, ClassFlags, Title,
 };
@@ -120,8 +120,8 @@ impl<'a> Pruner<'a> {
     /// character, or the page's budget for such reads is spent.
     fn folded(&self, id: Id) -> Option<String> {
         let doc = self.doc;
-        let (end, n) = (doc.end(id), &doc.nodes[id]);
-        let limit = (4 * n.text_len + 32).min(self.fold_budget.get());
+        let end = doc.end(id);
+        let limit = fold_limit(&doc.nodes[id]).min(self.fold_budget.get());
         if end - id > limit {
             self.fold_budget
                 .set(self.fold_budget.get().saturating_sub(limit));
@@ -129,22 +129,13 @@ impl<'a> Pruner<'a> {
         }
         self.fold_budget.set(self.fold_budget.get() - (end - id));
         let mut out = String::new();
-        let mut i = id;
-        while i < end {
-            let k = &doc.nodes[i];
-            if k.junk {
-                i = doc.end(i);
-                continue;
-            }
-            if let Kind::Text(t) = &k.kind {
-                for w in t.split_whitespace() {
-                    if !out.is_empty() {
-                        out.push(' ');
-                    }
-                    out.push_str(w);
+        for t in visible_texts(doc, id) {
+            for w in t.split_whitespace() {
+                if !out.is_empty() {
+                    out.push(' ');
                 }
+                out.push_str(w);
             }
-            i += 1;
         }
         Some(out.to_lowercase())
     }
@@ -171,7 +162,7 @@ impl<'a> Pruner<'a> {
         let Some(text) = self.folded(id) else {
             return false;
         };
-        if !(text.ends_with(':') || text.ends_with("...") || text.ends_with('…')) {
+        if !ends_as_label(&text) {
             return false;
         }
         let Some(parent) = doc.parent(id) else {
@@ -267,33 +258,50 @@ impl<'a> Pruner<'a> {
     }
 }
 
-/// Whether the visible text of element `id` ends as a label's does (`:`,
-/// `...` or `…`), as its folded text would ([`Pruner::folded`]: case and
-/// spacing do not change the last character). False for an element with
-/// more than a few nodes per character, which `folded` declines to read:
-/// the walk is bounded as its is.
-fn ends_like_label(doc: &Doc, id: Id) -> bool {
+/// The most nodes [`Pruner::folded`] reads for an element: a few per
+/// character of its text.
+fn fold_limit(n: &Node) -> usize {
+    4 * n.text_len + 32
+}
+
+/// The text nodes under `id`, in order, outside junk subtrees.
+fn visible_texts(doc: &Doc, id: Id) -> impl Iterator<Item = &str> {
     let end = doc.end(id);
-    if end - id > 4 * doc.nodes[id].text_len + 32 {
-        return false;
-    }
-    let mut last: Option<&str> = None;
     let mut i = id;
-    while i < end {
-        let k = &doc.nodes[i];
-        if k.junk {
-            i = doc.end(i);
-            continue;
-        }
-        if let Kind::Text(t) = &k.kind {
-            let t = t.trim_end();
-            if !t.is_empty() {
-                last = Some(t);
+    std::iter::from_fn(move || {
+        while i < end {
+            let k = &doc.nodes[i];
+            if k.junk {
+                i = doc.end(i);
+                continue;
+            }
+            i += 1;
+            if let Kind::Text(t) = &k.kind {
+                return Some(&**t);
             }
         }
-        i += 1;
+        None
+    })
+}
+
+/// Whether a text ends as a label's does: `:`, `...` or `…`.
+fn ends_as_label(text: &str) -> bool {
+    text.ends_with(':') || text.ends_with("...") || text.ends_with('…')
+}
+
+/// Whether the visible text of element `id` ends as a label's does, as
+/// its folded text would ([`Pruner::folded`]: case and spacing do not
+/// change the last character). False for an element of more nodes than
+/// `folded` reads ([`fold_limit`]), so the walk is bounded as its is.
+fn ends_like_label(doc: &Doc, id: Id) -> bool {
+    if doc.end(id) - id > fold_limit(&doc.nodes[id]) {
+        return false;
     }
-    last.is_some_and(|t| t.ends_with(':') || t.ends_with("...") || t.ends_with('…'))
+    visible_texts(doc, id)
+        .map(str::trim_end)
+        .filter(|t| !t.is_empty())
+        .last()
+        .is_some_and(ends_as_label)
 }
 
 #[cfg(test)]
@@ -324,9 +332,7 @@ mod tests {
         ] {
             let id = doc.with_id(v);
             assert_eq!(ends_like_label(&doc, id), label, "{v}");
-            let folded = rules
-                .folded(id)
-                .is_some_and(|t| t.ends_with(':') || t.ends_with("...") || t.ends_with('…'));
+            let folded = rules.folded(id).is_some_and(|t| ends_as_label(&t));
             assert_eq!(folded, label, "{v}: folded");
         }
     }
