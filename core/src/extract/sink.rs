@@ -35,6 +35,10 @@
 //! result is honest and the work is the tokenizer's alone, which is
 //! linear. Attributes per tag are bounded before the tokenizer (see
 //! `guard`).
+//!
+//! The filter also keeps the text of scripts and style sheets from the
+//! builder (JSON-LD excepted): extraction never reads it, and it is a
+//! third of a typical page's bytes.
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
@@ -641,6 +645,22 @@ fn is_void(name: &LocalName) -> bool {
     )
 }
 
+/// Whether the raw text a start tag opens is never read: a style sheet,
+/// or a script but JSON-LD (the one script extraction reads). A third of
+/// a page's bytes are script and a tenth style; the tokenizer still
+/// scans them (to find their end), but the builder and the tree are
+/// spared the text.
+fn unread_raw_text(tag: &html5ever::tokenizer::Tag) -> bool {
+    match tag.name {
+        local_name!("style") => true,
+        local_name!("script") => !tag.attrs.iter().any(|a| {
+            a.name.local == local_name!("type")
+                && a.value.trim().eq_ignore_ascii_case("application/ld+json")
+        }),
+        _ => false,
+    }
+}
+
 /// Sits between the tokenizer and the tree builder: drops start tags
 /// (and their end tags) that would open elements past [`MAX_DEPTH`],
 /// charges each token's work, and past a budget stops feeding the
@@ -653,6 +673,11 @@ struct Filter {
     /// The start tag that put the tokenizer in a raw-text state, until its
     /// end tag comes (so that the tail knows to skip the rest of it).
     raw_until: RefCell<Option<LocalName>>,
+    /// Inside a script or style whose text no one reads: its characters
+    /// are not handed to the builder (see [`unread_raw_text`]).
+    mute: Cell<bool>,
+    /// Whether the muted element has its text child yet.
+    muted_text: Cell<bool>,
     tail: RefCell<Option<Tail>>,
     /// Whether a budget ran out (the tail is taken at the end).
     tailed: Cell<bool>,
@@ -708,6 +733,7 @@ impl TokenSink for Filter {
         }
         let sink = &self.builder.sink;
         let mut start_tag = None;
+        let mut unread = false;
         let mut self_closing = false;
         let charged = match &token {
             Token::TagToken(tag) => {
@@ -719,6 +745,9 @@ impl TokenSink for Filter {
                         return TokenSinkResult::Continue;
                     }
                     TagKind::EndTag => {
+                        // In raw text the tokenizer's only end tag is the
+                        // one that closes it.
+                        self.mute.set(false);
                         let mut dropped = self.dropped.borrow_mut();
                         let from = dropped.len().saturating_sub(DROPPED_LOOKBACK);
                         if let Some(i) = dropped[from..].iter().rposition(|n| *n == tag.name) {
@@ -730,11 +759,26 @@ impl TokenSink for Filter {
                         }
                     }
                     TagKind::StartTag => {
+                        unread = unread_raw_text(tag);
                         start_tag = Some(tag.name.clone());
                         self_closing = tag.self_closing;
                     }
                 }
                 true
+            }
+            Token::CharacterTokens(_) | Token::NullCharacterToken if self.mute.get() => {
+                // The element keeps one (empty) text child, as it would
+                // have had one: the tree's shape, which the models read,
+                // stays the same.
+                if !self.muted_text.replace(true) {
+                    sink.append_at(
+                        sink.current.get(),
+                        NodeOrText::AppendText(StrTendril::new()),
+                        None,
+                        false,
+                    );
+                }
+                return TokenSinkResult::Continue;
             }
             Token::CharacterTokens(_) | Token::NullCharacterToken => true,
             _ => false,
@@ -761,6 +805,8 @@ impl TokenSink for Filter {
                 TokenSinkResult::RawData(_) | TokenSinkResult::Script(_)
             ) {
                 *self.raw_until.borrow_mut() = Some(name);
+                self.mute.set(unread);
+                self.muted_text.set(false);
             }
         }
         if sink.len() > self.limits.nodes || self.work.get() > self.limits.work {
@@ -822,6 +868,8 @@ pub fn parse_with(
             limits,
             work: Cell::new(0),
             raw_until: RefCell::new(None),
+            mute: Cell::new(false),
+            muted_text: Cell::new(false),
             tail: RefCell::new(None),
             tailed: Cell::new(false),
         },
