@@ -330,6 +330,9 @@ static BYTE_CLASS: [u8; 256] = {
 /// character is counted at its first byte, and decoded only when it may
 /// be whitespace.
 fn text_stats(s: &str) -> (usize, usize) {
+    if s.is_ascii() {
+        return ascii_text_stats(s.as_bytes());
+    }
     let (mut n, mut commas) = (0, 0);
     let mut space = true;
     let bytes = s.as_bytes();
@@ -349,6 +352,24 @@ fn text_stats(s: &str) -> (usize, usize) {
         n += usize::from(!(white && space));
         space = white;
     }
+    (n, commas)
+}
+
+/// [`text_stats`] of ASCII text (most text of most pages), without a
+/// loop-carried state so that the compiler can vectorise it: a byte
+/// counts unless it and the byte before are both whitespace (the one
+/// before the first counts as whitespace).
+fn ascii_text_stats(b: &[u8]) -> (usize, usize) {
+    let white = |c: u8| c == b' ' || c.wrapping_sub(b'\t') < 5;
+    let Some(&first) = b.first() else {
+        return (0, 0);
+    };
+    let pairs = b.iter().zip(&b[1..]);
+    let n = usize::from(!white(first))
+        + pairs
+            .map(|(&p, &c)| usize::from(!(white(p) & white(c))))
+            .sum::<usize>();
+    let commas = b.iter().map(|&c| usize::from(c == b',')).sum();
     (n, commas)
 }
 
@@ -738,11 +759,60 @@ mod tests {
 
     proptest! {
         #[test]
+        fn ascii_text_stats_agree_with_the_definition(s in "[a ,\t\n\r\x0b\x0c\x1c-\x1f.]{0,40}") {
+            prop_assert_eq!(ascii_text_stats(s.as_bytes()), text_stats_by_chars(&s));
+        }
+
+        #[test]
         fn text_stats_agree_with_the_definition(
             s in "[a ,\t\n\u{85}\u{a0}\u{e9}\u{1680}\u{2000}-\u{2060}\u{3000}\u{4e00}\u{1f600}]{0,40}",
         ) {
             prop_assert_eq!(text_stats(&s), text_stats_by_chars(&s));
         }
+    }
+
+    /// Scripts and style sheets keep their place and one text child, but
+    /// not their text (no one reads it); JSON-LD, the title and a
+    /// textarea keep theirs.
+    #[test]
+    fn unread_raw_text_is_not_kept() {
+        let html = "<head><title>A title</title><style>p { color: red }</style>\
+                    <script type=' application/LD+json '>{\"@type\": \"Thing\"}</script></head>\
+                    <body><script>var x = '<p>not a tag</p>';</script><script src=a.js></script>\
+                    <p>Seen</p><textarea>typed</textarea><svg><style>svg text</style></svg></body>";
+        let doc = Doc::parse(html);
+        let texts = |tag: &str| -> Vec<(usize, String)> {
+            (0..doc.nodes.len())
+                .filter(|&id| doc.nodes[id].tag() == Some(tag))
+                .map(|id| {
+                    let kids: Vec<_> = doc.children(id).collect();
+                    let text = kids
+                        .iter()
+                        .filter_map(|&k| match &doc.nodes[k].kind {
+                            Kind::Text(t) => Some(t.to_string()),
+                            _ => None,
+                        })
+                        .collect();
+                    (kids.len(), text)
+                })
+                .collect()
+        };
+        assert_eq!(
+            texts("script"),
+            [
+                (1, r#"{"@type": "Thing"}"#.to_string()),
+                (1, String::new()),
+                (0, String::new())
+            ]
+        );
+        // The SVG style is foreign content, not raw text: kept as parsed.
+        assert_eq!(
+            texts("style"),
+            [(1, String::new()), (1, "svg text".to_string())]
+        );
+        assert_eq!(texts("textarea"), [(1, "typed".to_string())]);
+        assert_eq!(doc.title, "A title");
+        assert_eq!(doc.nodes.iter().filter(|n| n.tag() == Some("p")).count(), 1);
     }
 
     #[test]
