@@ -16,6 +16,7 @@ mod model_data;
 mod prune;
 mod readability;
 mod render;
+mod repeats;
 mod select;
 mod signals;
 mod sink;
@@ -88,6 +89,12 @@ pub fn extract_page_within(
     let render = |roots: &[dom::Id], drops: render::Drops| {
         render::render(&doc, roots, base, style, drops, deadline)
     };
+    // What extraction chose is shown once (`repeats`); a raw rendering
+    // shows the page as it is.
+    let deduplicated = |r: render::Rendered| render::Rendered {
+        text: repeats::drop_repeated(r.text, style == Style::Markdown),
+        ..r
+    };
     let body = doc.body();
     if !raw {
         let rules = prune::Pruner::new(&doc);
@@ -96,14 +103,14 @@ pub fn extract_page_within(
             select::Choice::Other { root, dropped } => render(&[root], Some(&|id| dropped[id])),
         };
         if r.text.trim().len() >= MIN_ARTICLE_BYTES {
-            return page(r, Extraction::Readability);
+            return page(deduplicated(r), Extraction::Readability);
         }
         // Too little to trust: the document instead, but not its
         // navigation, site header, footer and asides, when enough is left.
         let boxes = |id| signals::is_box(&doc, id);
         let r = render(&[body], Some(&boxes));
         if r.text.trim().len() >= MIN_ARTICLE_BYTES {
-            return page(r, Extraction::RawHtml);
+            return page(deduplicated(r), Extraction::RawHtml);
         }
     }
     page(render(&[body], None), Extraction::RawHtml)
