@@ -387,6 +387,12 @@ pub fn is_modal(node: &Node) -> bool {
             || node.attr("data-nosnippet").is_some())
 }
 
+/// Whether a script's `type` declares JSON-LD, the one script text
+/// extraction reads (the sink keeps it; `features::json_ld` parses it).
+pub fn is_json_ld_type(t: &str) -> bool {
+    t.trim().eq_ignore_ascii_case("application/ld+json")
+}
+
 /// Block-level elements for layout purposes.
 pub fn is_block(tag: &str) -> bool {
     matches!(

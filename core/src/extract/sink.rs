@@ -654,8 +654,7 @@ fn unread_raw_text(tag: &html5ever::tokenizer::Tag) -> bool {
     match tag.name {
         local_name!("style") => true,
         local_name!("script") => !tag.attrs.iter().any(|a| {
-            a.name.local == local_name!("type")
-                && a.value.trim().eq_ignore_ascii_case("application/ld+json")
+            a.name.local == local_name!("type") && super::signals::is_json_ld_type(&a.value)
         }),
         _ => false,
     }
