@@ -11,6 +11,9 @@
 //!    A candidate inside a window over the page (a dialog, a block kept
 //!    out of search snippets) or the site's furniture (navigation, a
 //!    footer, the page header) is never the root, however it ranks.
+//!    On a page that is not an article, a root that is one of a run of
+//!    siblings alike in look and build (one post of a thread the ranker
+//!    did not take whole) gives way to the run's parent.
 //! 2. **The page type.** A page that declares itself an article twice
 //!    (JSON-LD and Open Graph) is one; otherwise a classifier says
 //!    whether the page is an article (news, a blog post). Articles keep
@@ -75,6 +78,95 @@ fn best(scored: impl IntoIterator<Item = (Id, f64)>, off: &[bool]) -> Option<Id>
         .map(|(id, _)| id)
 }
 
+/// How far above the root a member of a run is looked for: a post's
+/// text sits a level or three below the element that repeats.
+const RUN_LEVELS: usize = 3;
+
+/// The parent of the run of siblings that `root`, or one of its
+/// [`RUN_LEVELS`] nearest ancestors, belongs to; else `root`.
+///
+/// The ranker takes a thread's posts whole when it has seen pages like
+/// it, and one post when it has not (held out, a travel forum's longest
+/// reply instead of its ten). Readability's answer is to add siblings
+/// alike to the top candidate; here a sibling counts when it has the
+/// same tag and class, and children of mostly the same looks (a post's
+/// header, body and footer), and the run is taken when such siblings
+/// hold half the member's text or more. Built alike is what tells a
+/// thread from a shop's page sections (`shopify-section` after
+/// `shopify-section`, each a different block) and a collection's
+/// content blocks; articles never climb (`choose`), because the article
+/// after an article on an endless news page is built exactly like it.
+///
+/// Measured on the WCXB development split: in sample two pages move
+/// (a service page +0.09, a forum page −0.008); held out one forum page
+/// goes from 0.39 to 0.96 (forum 0.771 → 0.776) and nothing else moves;
+/// the news pages are unchanged either way. Without the build test a
+/// product and a collection page lose 0.22 and 0.11; without sparing
+/// articles two news pages held out take in the next story.
+///
+/// Linear: at most `RUN_LEVELS + 1` parents' children are read, with
+/// their own children once each.
+fn run_around(doc: &Doc, root: Id, off: &[bool]) -> Id {
+    let body = doc.body();
+    let mut member = root;
+    for _ in 0..=RUN_LEVELS {
+        let Some(parent) = doc.parent(member) else {
+            break;
+        };
+        if parent == body || off[parent] {
+            break;
+        }
+        let look = features::look(doc, member);
+        if !look.1.is_empty() {
+            let build = child_looks(doc, member);
+            let alike: usize = doc
+                .children(parent)
+                .filter(|&c| {
+                    c != member
+                        && features::look(doc, c) == look
+                        && mostly_shared(&build, &child_looks(doc, c))
+                })
+                .map(|c| doc.nodes[c].text_len)
+                .sum();
+            if 2 * alike >= doc.nodes[member].text_len && alike > 0 {
+                return parent;
+            }
+        }
+        member = parent;
+    }
+    root
+}
+
+/// The distinct looks of an element's child elements, sorted.
+fn child_looks(doc: &Doc, id: Id) -> Vec<(&str, &str)> {
+    let mut looks: Vec<_> = doc
+        .children(id)
+        .filter(|&c| doc.nodes[c].tag().is_some())
+        .map(|c| features::look(doc, c))
+        .collect();
+    looks.sort_unstable();
+    looks.dedup();
+    looks
+}
+
+/// Whether two sorted sets of looks share half their union or more.
+fn mostly_shared(a: &[(&str, &str)], b: &[(&str, &str)]) -> bool {
+    let (mut i, mut j, mut both) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                both += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    let all = a.len() + b.len() - both;
+    all > 0 && 2 * both >= all
+}
+
 /// Per node, whether it lies inside a region that is never the page's
 /// content, as declared by the page itself (tags, landmark roles, window
 /// attributes) rather than learnt: the models can put a cookie notice's
@@ -133,6 +225,7 @@ pub fn choose(doc: &Doc, url: &url::Url, rules: &Pruner) -> Choice {
     if features::declares_article(&page) || PAGE.score(&page) >= logit(ARTICLE) {
         return Choice::Article(root);
     }
+    let root = run_around(doc, root, &off.root);
     let n = doc.nodes.len();
     let (mut dropped, mut own_text) = (vec![false; n], vec![false; n]);
     let mut scored = 0;
@@ -260,6 +353,64 @@ mod tests {
         let mut off = vec![true; doc.nodes.len()];
         off[post] = false;
         assert_eq!(root_outside(&doc, &f, &off), post);
+    }
+
+    /// One post of a thread gives way to the thread: its siblings share
+    /// its look and its build and hold half its text or more. Siblings
+    /// alike only in name (page sections of different blocks), too
+    /// little text beside the root, or a parent that is the body or off
+    /// limits leave the root where it is.
+    #[test]
+    fn a_post_gives_way_to_its_thread() {
+        let line = "Did you try the other payment module? It worked for me after a restart. ";
+        let post = |i: usize| {
+            format!(
+                "<article class=reply><header class=meta>User {i} wrote:</header>\
+                 <div class=body id=b{i}><p>{line}</p></div><footer>Reply</footer></article>"
+            )
+        };
+        let posts: String = (0..4).map(post).collect();
+        let doc = Doc::parse(&format!(
+            "<body><div><section id=thread>{posts}</section></div></body>"
+        ));
+        let none = vec![false; doc.nodes.len()];
+        let thread = doc.with_id("thread");
+        assert_eq!(run_around(&doc, doc.with_id("b2"), &none), thread);
+        assert_eq!(run_around(&doc, thread, &none), thread);
+        // Off limits, the thread is not taken.
+        let mut off = none.clone();
+        off[thread] = true;
+        assert_eq!(run_around(&doc, doc.with_id("b2"), &off), doc.with_id("b2"));
+        // Nor is the body.
+        let doc = Doc::parse(&format!("<body>{posts}</body>"));
+        let none = vec![false; doc.nodes.len()];
+        assert_eq!(
+            run_around(&doc, doc.with_id("b2"), &none),
+            doc.with_id("b2")
+        );
+
+        // Sections alike in name, built of different blocks.
+        let prose = line.repeat(4);
+        let html = format!(
+            "<body><main><div id=m>\
+             <section class=block id=d><h2>About</h2><p>{prose}</p></section>\
+             <section class=block><ul><li>{line}</li></ul><form><button>Buy</button></form></section>\
+             <section class=block><table><tr><td>{prose}</td></tr></table></section>\
+             </div></main></body>"
+        );
+        let doc = Doc::parse(&html);
+        let none = vec![false; doc.nodes.len()];
+        assert_eq!(run_around(&doc, doc.with_id("d"), &none), doc.with_id("d"));
+
+        // A long post beside short replies.
+        let html = format!(
+            "<body><main><div id=t><div class=post id=p><p>{}</p></div>\
+             <div class=post><p>Thanks!</p></div></div></main></body>",
+            line.repeat(10)
+        );
+        let doc = Doc::parse(&html);
+        let none = vec![false; doc.nodes.len()];
+        assert_eq!(run_around(&doc, doc.with_id("p"), &none), doc.with_id("p"));
     }
 
     /// The best-scored candidate outside every window wins, whatever

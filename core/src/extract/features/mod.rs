@@ -46,7 +46,7 @@ pub use page::{declares_article, page, unit_context, PAGE_FEATURES};
 pub use unit::{text_units, units, UNIT_FEATURES};
 
 /// An element's look, for counting repeats: tag and class.
-fn look(doc: &Doc, id: Id) -> (&str, &str) {
+pub(super) fn look(doc: &Doc, id: Id) -> (&str, &str) {
     let n = &doc.nodes[id];
     (n.tag().unwrap_or(""), n.attr("class").unwrap_or(""))
 }
