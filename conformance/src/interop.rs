@@ -75,10 +75,18 @@ fn need(bin: &str, package: &str) -> Result<PathBuf, String> {
     ))
 }
 
-fn free_port() -> u16 {
+/// `n` distinct free loopback ports. Every listener is held until all
+/// are picked: one dropped at once can be handed out again by the next
+/// bind, and two servers then share a port (nginx warns "conflicting
+/// server name" and one case meets the other server).
+fn free_ports(n: usize) -> Vec<u16> {
     // OK: a loopback bind to port 0 only fails on a machine without one.
-    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
-    l.local_addr().expect("an address").port()
+    let held: Vec<_> = (0..n)
+        .map(|_| std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port"))
+        .collect();
+    held.iter()
+        .map(|l| l.local_addr().expect("an address").port())
+        .collect()
 }
 
 fn wait_for(port: u16, udp: bool, server: &mut Server) -> Result<(), String> {
@@ -571,11 +579,10 @@ pub fn main() -> Result<usize, String> {
     write(&dir.join("leaf.key"), key.as_bytes())?;
     docroot(&dir.join("www"))?;
 
-    let ports: HashMap<&str, u16> = ["H2", "H1", "TLS12", "TLS13", "GOAWAY", "APACHE"]
-        .into_iter()
-        .map(|k| (k, free_port()))
-        .collect();
-    let dns_port = free_port();
+    let keys = ["H2", "H1", "TLS12", "TLS13", "GOAWAY", "APACHE"];
+    let mut picked = free_ports(keys.len() + 1);
+    let dns_port = picked.pop().expect("one port per server and one for DNS");
+    let ports: HashMap<&str, u16> = keys.into_iter().zip(picked).collect();
     let mut vars: HashMap<&str, String> = ports.iter().map(|(k, v)| (*k, v.to_string())).collect();
     vars.insert("DIR", dir.display().to_string());
     vars.insert("DNS", dns_port.to_string());
@@ -790,5 +797,20 @@ struct Cleanup(PathBuf);
 impl Drop for Cleanup {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ports handed to the servers are distinct: each is held until
+    /// all are picked (one released at once often comes back within a
+    /// few hundred binds).
+    #[test]
+    fn free_ports_are_distinct() {
+        let ports = free_ports(256);
+        let distinct: std::collections::HashSet<_> = ports.iter().collect();
+        assert_eq!(distinct.len(), ports.len());
     }
 }
