@@ -252,6 +252,18 @@ pub fn families() -> Vec<Family> {
             page: |n| fill("<body>", "<div hidden><div style=\"display:none\">x", "", n),
         },
         Family {
+            name: "collapsed panels after their buttons",
+            page: |n| {
+                fill(
+                    "<body>",
+                    "<h3><button aria-expanded=false>More<svg><path/></svg></button></h3>\
+                     <div hidden><p>A panel of prose long enough to be read.</p></div>",
+                    "",
+                    n,
+                )
+            },
+        },
+        Family {
             name: "one huge JSON-LD block",
             page: |n| {
                 fill(

@@ -189,7 +189,9 @@ fn is_junk_tag(t: &LocalName) -> bool {
 /// product's specifications, a page's FAQ). A hidden element is such a
 /// panel when the element just before it is its toggle: a short visible
 /// question (text ending in `?`), a heading, a `dt`, `summary` or button
-/// (`role="button"` too); and the panel is prose (at least
+/// (`role="button"` too), or an element showing no text that holds a
+/// labelled button (a heading around one: the ARIA accordion); and the
+/// panel is prose (at least
 /// [`PANEL_TEXT`] characters, under half of them in links), not hidden
 /// from assistive technology (`aria-hidden`) and not a window. A menu
 /// under its button is mostly links; a badge's popover follows a word
@@ -243,15 +245,59 @@ impl Toggles {
             return false;
         }
         let t = &nodes[p as usize];
-        if t.junk || t.text_len == 0 || t.text_len > TOGGLE_TEXT || is_hidden(&t.attrs) {
+        // A `<button>` is junk (its text never reaches the output), so a
+        // toggle's label is read from its nodes when it shows no text:
+        // a bare button, or a heading around one (the ARIA accordion).
+        // Any other junk is no toggle.
+        if t.junk && t.tag() != Some("button") || t.text_len > TOGGLE_TEXT || is_hidden(&t.attrs) {
             return false;
         }
-        matches!(
-            t.tag(),
-            Some("h2" | "h3" | "h4" | "h5" | "h6" | "dt" | "summary" | "button")
-        ) || t.attr("role") == Some("button")
+        let (label, button) = if t.text_len > 0 {
+            (t.text_len, false)
+        } else {
+            label(nodes, p as usize)
+        };
+        if label == 0 || label > TOGGLE_TEXT {
+            return false;
+        }
+        button
+            || matches!(
+                t.tag(),
+                Some("h2" | "h3" | "h4" | "h5" | "h6" | "dt" | "summary")
+            )
+            || t.attr("role") == Some("button")
             || asks(nodes, p as usize)
     }
+}
+
+/// The most nodes of a toggle read for its label: a button, its icon
+/// and a heading around them are a few dozen.
+const LABEL_NODES: usize = 256;
+
+/// The characters of text inside element `id` (spaces excluded, junk
+/// included, counted until past [`TOGGLE_TEXT`]), and whether it is or
+/// holds a button. At most [`LABEL_NODES`] nodes are read, and an
+/// element is the toggle of one panel at most (its next sibling), so
+/// the reading is linear however toggles nest.
+fn label(nodes: &[Node], id: Id) -> (usize, bool) {
+    let (mut n, mut button) = (0, false);
+    let end = (nodes[id].end as usize).min(id + LABEL_NODES);
+    for node in &nodes[id..end] {
+        match &node.kind {
+            Kind::Text(t) => {
+                let room = TOGGLE_TEXT + 1 - n;
+                n += t.chars().filter(|c| !c.is_whitespace()).take(room).count();
+                if n > TOGGLE_TEXT {
+                    break;
+                }
+            }
+            Kind::Element(_) => {
+                button |= node.tag() == Some("button") || node.attr("role") == Some("button");
+            }
+            _ => {}
+        }
+    }
+    (n, button)
 }
 
 /// Whether the text of short element `id` ends in a question mark (its
@@ -876,6 +922,11 @@ mod tests {
              <h3>Specifications</h3><div hidden id=spec>{answer}</div>\
              <div role=button>Reviews summary</div><div hidden id=rev>{answer}</div>\
              <button>Menu</button><div hidden id=menu>{links}</div>\
+             <button aria-expanded=false>Description<svg><title>plus</title></svg></button>\
+             <div style='display:none'><div id=desc>{answer}</div></div>\
+             <button>  </button><div hidden id=unlabelled>{answer}</div>\
+             <h3><button aria-controls=ship>Shipping</button></h3><div hidden id=ship>{answer}</div>\
+             <div><svg><text>Icon label</text></svg></div><div hidden id=icon>{answer}</div>\
              <span>Hot seller</span><div style='display:none' id=badge>{answer}</div>\
              <div>Is it warm?</div><div hidden aria-hidden=true id=aria>{answer}</div>\
              <div>Is it small?</div><div hidden id=short>Yes.</div>\
@@ -883,10 +934,18 @@ mod tests {
         );
         let doc = Doc::parse(&html);
         let junk = |v: &str| doc.nodes[doc.with_id(v)].junk;
-        for read in ["faq", "spec", "rev"] {
+        for read in ["faq", "spec", "rev", "desc", "ship"] {
             assert!(!junk(read), "{read}");
         }
-        for dropped in ["menu", "badge", "aria", "short", "twice"] {
+        for dropped in [
+            "menu",
+            "unlabelled",
+            "icon",
+            "badge",
+            "aria",
+            "short",
+            "twice",
+        ] {
             assert!(junk(dropped), "{dropped}");
         }
     }
