@@ -190,10 +190,10 @@ fn is_junk_tag(t: &LocalName) -> bool {
 /// panel when the element just before it is its toggle: a short visible
 /// question (text ending in `?`), a heading, a `dt`, `summary` or button
 /// (`role="button"` too), or an element showing no text that holds a
-/// labelled button (a heading around one: the ARIA accordion); and the
-/// panel is prose (at least
-/// [`PANEL_TEXT`] characters, under half of them in links), not hidden
-/// from assistive technology (`aria-hidden`) and not a window. A menu
+/// labelled button (a heading around one: the ARIA accordion). The panel
+/// is prose (at least [`PANEL_TEXT`] characters, under half of them in
+/// links), not a window, and not hidden from assistive technology
+/// (`aria-hidden`) unless its toggle names it (`aria-controls`). A menu
 /// under its button is mostly links; a badge's popover follows a word
 /// that is no question.
 struct Toggles {
@@ -239,7 +239,6 @@ impl Toggles {
         if p == NONE
             || n.text_len < PANEL_TEXT
             || n.link_len * 2 >= n.text_len
-            || n.attr("aria-hidden").is_some()
             || matches!(n.attr("role"), Some("dialog" | "alertdialog"))
         {
             return false;
@@ -252,15 +251,26 @@ impl Toggles {
         if t.junk && t.tag() != Some("button") || t.text_len > TOGGLE_TEXT || is_hidden(&t.attrs) {
             return false;
         }
-        let (label, button) = if t.text_len > 0 {
-            (t.text_len, false)
+        let panel = n.attr("id").filter(|v| !v.trim().is_empty());
+        let label = if t.text_len > 0 {
+            Label {
+                len: t.text_len,
+                button: false,
+                controls: controls(t, panel),
+            }
         } else {
-            label(nodes, p as usize)
+            label(nodes, p as usize, panel)
         };
-        if label == 0 || label > TOGGLE_TEXT {
+        // Hidden from assistive technology too, a panel is a copy kept
+        // for the eye (a marquee's clone), unless its toggle names it
+        // (`aria-controls`): then the page declares a collapsed panel.
+        if label.len == 0
+            || label.len > TOGGLE_TEXT
+            || (n.attr("aria-hidden").is_some() && !label.controls)
+        {
             return false;
         }
-        button
+        label.button
             || matches!(
                 t.tag(),
                 Some("h2" | "h3" | "h4" | "h5" | "h6" | "dt" | "summary")
@@ -274,30 +284,54 @@ impl Toggles {
 /// and a heading around them are a few dozen.
 const LABEL_NODES: usize = 256;
 
-/// The characters of text inside element `id` (spaces excluded, junk
-/// included, counted until past [`TOGGLE_TEXT`]), and whether it is or
-/// holds a button. At most [`LABEL_NODES`] nodes are read, and an
-/// element is the toggle of one panel at most (its next sibling), so
-/// the reading is linear however toggles nest.
-fn label(nodes: &[Node], id: Id) -> (usize, bool) {
-    let (mut n, mut button) = (0, false);
+/// What a toggle's nodes say (see [`label`]).
+struct Label {
+    /// Characters of text, spaces excluded, junk included, counted until
+    /// past [`TOGGLE_TEXT`].
+    len: usize,
+    /// Whether it is or holds a button.
+    button: bool,
+    /// Whether it or a node in it names the panel in `aria-controls`.
+    controls: bool,
+}
+
+/// What the nodes of toggle `id` say of it and of the panel whose id is
+/// `panel`. At most [`LABEL_NODES`] nodes are read, and an element is
+/// the toggle of one panel at most (its next sibling), so the reading is
+/// linear however toggles nest.
+fn label(nodes: &[Node], id: Id, panel: Option<&str>) -> Label {
+    let mut l = Label {
+        len: 0,
+        button: false,
+        controls: false,
+    };
     let end = (nodes[id].end as usize).min(id + LABEL_NODES);
     for node in &nodes[id..end] {
         match &node.kind {
             Kind::Text(t) => {
-                let room = TOGGLE_TEXT + 1 - n;
-                n += t.chars().filter(|c| !c.is_whitespace()).take(room).count();
-                if n > TOGGLE_TEXT {
+                let room = TOGGLE_TEXT + 1 - l.len;
+                l.len += t.chars().filter(|c| !c.is_whitespace()).take(room).count();
+                if l.len > TOGGLE_TEXT {
                     break;
                 }
             }
             Kind::Element(_) => {
-                button |= node.tag() == Some("button") || node.attr("role") == Some("button");
+                l.button |= node.tag() == Some("button") || node.attr("role") == Some("button");
+                l.controls |= controls(node, panel);
             }
             _ => {}
         }
     }
-    (n, button)
+    l
+}
+
+/// Whether `node` names element id `panel` in its `aria-controls` (a
+/// list of ids).
+fn controls(node: &Node, panel: Option<&str>) -> bool {
+    let (Some(panel), Some(list)) = (panel, node.attr("aria-controls")) else {
+        return false;
+    };
+    list.split_ascii_whitespace().any(|v| v == panel.trim())
 }
 
 /// Whether the text of short element `id` ends in a question mark (its
@@ -929,12 +963,15 @@ mod tests {
              <div><svg><text>Icon label</text></svg></div><div hidden id=icon>{answer}</div>\
              <span>Hot seller</span><div style='display:none' id=badge>{answer}</div>\
              <div>Is it warm?</div><div hidden aria-hidden=true id=aria>{answer}</div>\
+             <button aria-expanded=false aria-controls='x ctl'>Guarantee</button>\
+             <div aria-hidden=true id=ctl>{answer}</div>\
+             <h4 aria-controls=elsewhere>Returns</h4><div aria-hidden=true id=notctl>{answer}</div>\
              <div>Is it small?</div><div hidden id=short>Yes.</div>\
              <div hidden>Is it hidden?</div><div hidden id=twice>{answer}</div>"
         );
         let doc = Doc::parse(&html);
         let junk = |v: &str| doc.nodes[doc.with_id(v)].junk;
-        for read in ["faq", "spec", "rev", "desc", "ship"] {
+        for read in ["faq", "spec", "rev", "desc", "ship", "ctl"] {
             assert!(!junk(read), "{read}");
         }
         for dropped in [
@@ -943,6 +980,7 @@ mod tests {
             "icon",
             "badge",
             "aria",
+            "notctl",
             "short",
             "twice",
         ] {

@@ -183,6 +183,7 @@ fn kept_attribute(name: &LocalName) -> bool {
             | "hidden"
             | "aria-hidden"
             | "aria-modal"
+            | "aria-controls"
             | "data-nosnippet"
             | "style"
     )
