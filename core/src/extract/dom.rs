@@ -243,6 +243,11 @@ impl Toggles {
         {
             return false;
         }
+        // A tab's panel is declared as one, wherever its tab is (a code
+        // sample in another language, a product's other tab).
+        if n.attr("role") == Some("tabpanel") {
+            return true;
+        }
         let t = &nodes[p as usize];
         // A `<button>` is junk (its text never reaches the output), so a
         // toggle's label is read from its nodes when it shows no text:
@@ -966,12 +971,14 @@ mod tests {
              <button aria-expanded=false aria-controls='x ctl'>Guarantee</button>\
              <div aria-hidden=true id=ctl>{answer}</div>\
              <h4 aria-controls=elsewhere>Returns</h4><div aria-hidden=true id=notctl>{answer}</div>\
+             <div role=tabpanel id=tab1><p>{answer}</p></div><div role=tabpanel hidden id=tab2>{answer}</div>\
+             <div role=tabpanel hidden id=tablinks>{links}</div>\
              <div>Is it small?</div><div hidden id=short>Yes.</div>\
              <div hidden>Is it hidden?</div><div hidden id=twice>{answer}</div>"
         );
         let doc = Doc::parse(&html);
         let junk = |v: &str| doc.nodes[doc.with_id(v)].junk;
-        for read in ["faq", "spec", "rev", "desc", "ship", "ctl"] {
+        for read in ["faq", "spec", "rev", "desc", "ship", "ctl", "tab2"] {
             assert!(!junk(read), "{read}");
         }
         for dropped in [
@@ -981,6 +988,7 @@ mod tests {
             "badge",
             "aria",
             "notctl",
+            "tablinks",
             "short",
             "twice",
         ] {
