@@ -24,29 +24,33 @@ fn base_of(url: &str) -> url::Url {
 const NEWS_F1: f64 = 0.984;
 
 /// The WCXB sample's F1 (bag of words) overall and per page type, now:
-/// overall 0.838; article 0.951, collection 0.813, documentation 0.954,
-/// forum 0.796, listing 0.779, product 0.706, service 0.872 (the whole dev
-/// split: 0.885 overall). Lowered twice on purpose: listing, for the
-/// JSON-LD, review and hidden-wrapper signals (two of this sample's
+/// overall 0.840; article 0.952, collection 0.788, documentation 0.960,
+/// forum 0.789, listing 0.774, product 0.729, service 0.889 (the whole dev
+/// split: 0.889 overall). Lowered on purpose three times: listing, for
+/// the JSON-LD, review and hidden-wrapper signals (two of this sample's
 /// listings whose tiles carry ratings lost some tiles while listing on
 /// the whole split held); forum, for the rule that a page declaring
 /// itself an article in JSON-LD and Open Graph takes the article rules
 /// (one thread of this sample declares both and now keeps its first post
 /// only; the held-out forum figure is unchanged, 0.751, because a model
-/// that has not seen that page calls it an article too). These pages are
-/// among those the selection models learn from, so the floors guard
-/// against regressions; what the models do on pages they never saw is
-/// the trainer's held-out figure (`bench/train/train.py --held-out`, in
-/// BENCHMARKS.md).
-const WCXB_F1: f64 = 0.836;
+/// that has not seen that page calls it an article too); and collection,
+/// forum and listing when the models were retrained on the rows of the
+/// collapsed panels read since 335ca65 (a retrain moves a few pages of
+/// any sample both ways: one collection of this sample went from 0.93 to
+/// 0.32 while collection on the whole split held, 0.742 to 0.741). These
+/// pages are among those the selection models learn from, so the floors
+/// guard against regressions; what the models do on pages they never
+/// saw is the trainer's held-out figure (`bench/train/train.py
+/// --held-out`, in BENCHMARKS.md).
+const WCXB_F1: f64 = 0.838;
 const WCXB_TYPES: [(&str, f64); 7] = [
-    ("article", 0.949),
-    ("collection", 0.811),
-    ("documentation", 0.953),
-    ("forum", 0.794),
-    ("listing", 0.777),
-    ("product", 0.704),
-    ("service", 0.870),
+    ("article", 0.950),
+    ("collection", 0.786),
+    ("documentation", 0.958),
+    ("forum", 0.787),
+    ("listing", 0.772),
+    ("product", 0.727),
+    ("service", 0.887),
 ];
 
 #[test]
