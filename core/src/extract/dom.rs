@@ -193,9 +193,10 @@ fn is_junk_tag(t: &LocalName) -> bool {
 /// labelled button (a heading around one: the ARIA accordion). The panel
 /// is prose (at least [`PANEL_TEXT`] characters, under half of them in
 /// links), not a window, and not hidden from assistive technology
-/// (`aria-hidden`) unless its toggle names it (`aria-controls`). A menu
-/// under its button is mostly links; a badge's popover follows a word
-/// that is no question.
+/// (`aria-hidden`) unless its toggle names it (`aria-controls`). A
+/// hidden tab panel (`role="tabpanel"`) is prose of the same kind whose
+/// tab sits elsewhere, and is read too. A menu under its button is
+/// mostly links; a badge's popover follows a word that is no question.
 struct Toggles {
     /// The previous element sibling of each node, or `NONE`; empty
     /// when the page hides nothing.
@@ -236,8 +237,7 @@ impl Toggles {
         let Some(&p) = self.prev.get(id) else {
             return false;
         };
-        if p == NONE
-            || n.text_len < PANEL_TEXT
+        if n.text_len < PANEL_TEXT
             || n.link_len * 2 >= n.text_len
             || matches!(n.attr("role"), Some("dialog" | "alertdialog"))
         {
@@ -248,12 +248,16 @@ impl Toggles {
         if n.attr("role") == Some("tabpanel") {
             return true;
         }
+        if p == NONE {
+            return false;
+        }
         let t = &nodes[p as usize];
         // A `<button>` is junk (its text never reaches the output), so a
         // toggle's label is read from its nodes when it shows no text:
         // a bare button, or a heading around one (the ARIA accordion).
         // Any other junk is no toggle.
-        if t.junk && t.tag() != Some("button") || t.text_len > TOGGLE_TEXT || is_hidden(&t.attrs) {
+        if (t.junk && t.tag() != Some("button")) || t.text_len > TOGGLE_TEXT || is_hidden(&t.attrs)
+        {
             return false;
         }
         let panel = n.attr("id").filter(|v| !v.trim().is_empty());
@@ -296,7 +300,8 @@ struct Label {
     len: usize,
     /// Whether it is or holds a button.
     button: bool,
-    /// Whether it or a node in it names the panel in `aria-controls`.
+    /// Whether it (or, for a toggle showing no text, a node in it)
+    /// names the panel in `aria-controls`.
     controls: bool,
 }
 
@@ -973,12 +978,13 @@ mod tests {
              <h4 aria-controls=elsewhere>Returns</h4><div aria-hidden=true id=notctl>{answer}</div>\
              <div role=tabpanel id=tab1><p>{answer}</p></div><div role=tabpanel hidden id=tab2>{answer}</div>\
              <div role=tabpanel hidden id=tablinks>{links}</div>\
+             <div><div role=tabpanel hidden id=first>{answer}</div></div>\
              <div>Is it small?</div><div hidden id=short>Yes.</div>\
              <div hidden>Is it hidden?</div><div hidden id=twice>{answer}</div>"
         );
         let doc = Doc::parse(&html);
         let junk = |v: &str| doc.nodes[doc.with_id(v)].junk;
-        for read in ["faq", "spec", "rev", "desc", "ship", "ctl", "tab2"] {
+        for read in ["faq", "spec", "rev", "desc", "ship", "ctl", "tab2", "first"] {
             assert!(!junk(read), "{read}");
         }
         for dropped in [
