@@ -42,7 +42,7 @@ mod unit;
 
 pub use candidate::{candidates, CANDIDATE_FEATURES};
 pub use figures::Figures;
-pub use page::{declares_article, page, unit_context, PAGE_FEATURES};
+pub use page::{declares_article, declares_discussion, page, unit_context, PAGE_FEATURES};
 pub use unit::{text_units, units, UNIT_FEATURES};
 
 /// An element's look, for counting repeats: tag and class.

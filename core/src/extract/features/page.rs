@@ -201,6 +201,13 @@ pub fn declares_article(page: &[f64; 31]) -> bool {
     page[0] == 1.0 && page[8] == 1.0
 }
 
+/// Whether the page says it is a discussion: a JSON-LD
+/// `DiscussionForumPosting` or `QAPage` (and their kin), or a URL whose
+/// path names a thread or a forum.
+pub fn declares_discussion(page: &[f64; 31]) -> bool {
+    page[2] == 1.0 || page[12] == 1.0
+}
+
 /// What the page says to every unit: whether it declares a product
 /// (JSON-LD or Open Graph) and whether it has a cart button. Reviews
 /// and "customers also bought" are furniture on a shop's page and often
