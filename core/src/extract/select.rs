@@ -575,6 +575,9 @@ mod tests {
                  <div class=comments><h2>Answers</h2><div class=all>{after}</div></div></main></div></body>"
             ))
         };
+        // What the question's post gives way to, nothing off limits.
+        let from_q =
+            |doc: &Doc| replies_after(doc, doc.with_id("q"), &vec![false; doc.nodes.len()]);
         let doc = page(&answers);
         let none = vec![false; doc.nodes.len()];
         let q = doc.with_id("q");
@@ -585,37 +588,24 @@ mod tests {
         assert_eq!(replies_after(&doc, q, &off), q);
         // Two answers are no run; nor are answers under half the text.
         let doc = page(&(0..2).map(answer).collect::<String>());
-        let none = vec![false; doc.nodes.len()];
-        assert_eq!(
-            replies_after(&doc, doc.with_id("q"), &none),
-            doc.with_id("q")
-        );
+        assert_eq!(from_q(&doc), doc.with_id("q"));
         let short: String = (0..4)
             .map(|i| {
                 format!("<div class=answer><p>Same here, thanks a lot for this ({i}).</p></div>")
             })
             .collect();
         let doc = page(&short);
-        let none = vec![false; doc.nodes.len()];
-        assert_eq!(
-            replies_after(&doc, doc.with_id("q"), &none),
-            doc.with_id("q")
-        );
+        assert_eq!(from_q(&doc), doc.with_id("q"));
         // Answers before the question are not its answers.
         let doc = Doc::parse(&format!(
             "<body><div><main id=main><div class=all>{answers}</div>{question}</main></div></body>"
         ));
-        let none = vec![false; doc.nodes.len()];
-        assert_eq!(
-            replies_after(&doc, doc.with_id("q"), &none),
-            doc.with_id("q")
-        );
+        assert_eq!(from_q(&doc), doc.with_id("q"));
         // The body is never taken.
         let doc = Doc::parse(&format!(
             "<body>{question}<div class=all>{answers}</div></body>"
         ));
-        let none = vec![false; doc.nodes.len()];
-        assert_ne!(replies_after(&doc, doc.with_id("q"), &none), doc.body());
+        assert_ne!(from_q(&doc), doc.body());
     }
 
     /// The best-scored candidate outside every window wins, whatever
