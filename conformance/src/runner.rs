@@ -289,6 +289,9 @@ fn sim_fetcher(v: &Vector, ca: &TestCa) -> Result<(Fetcher, Arc<SimDial>), Strin
     if let Some(c) = v.policy.body_cap {
         policy.body_cap = c;
     }
+    if let Some(ns) = v.policy.extract_timeout_ns {
+        policy.extract_timeout = std::time::Duration::from_nanos(ns);
+    }
     policy.domains = DomainRules::new(&v.policy.allow_domains, &v.policy.deny_domains)
         .map_err(|e| e.to_string())?;
     policy.robots_txt = v.policy.robots_txt;
@@ -391,6 +394,9 @@ async fn run_agent(v: &Vector, ca: &TestCa) -> Result<Actual, String> {
     let mut ids = vec![reply.outcome.id.to_string()];
     ids.extend(reply.notes.iter().map(|n| n.id().to_string()));
     for n in &reply.notes {
+        if let webgate::messages::Note::Empty { why } = n {
+            ids.push(why.id().to_string());
+        }
         if let webgate::messages::Note::ReadThrough { why, .. } = n {
             ids.push(why.id().to_string());
         }

@@ -233,6 +233,9 @@ pub struct FetchAudit {
     pub chars: Option<usize>,
     /// Time spent decoding and extracting text.
     pub extract_ms: Option<f64>,
+    /// Why extraction's text stopped before the end of the page, when it
+    /// did: `output budget` or `time limit`.
+    pub extract_cut: Option<&'static str>,
     /// Wall time of the whole call.
     pub total_ms: f64,
 }

@@ -49,6 +49,8 @@ pub struct Fetched {
     pub text: String,
     /// The HTML `<title>`, when the page is HTML and has one.
     pub title: Option<String>,
+    /// Why extraction stopped before the end of the page, when it did.
+    pub cut: Option<extract::Cut>,
 }
 
 impl Fetched {
@@ -1054,15 +1056,17 @@ impl Fetcher {
             MediaClass::Html => {
                 progress::report(Progress::Extracting);
                 let page = extract_html(decoded, url.as_url().clone(), opts.raw, policy).await;
-                if page.truncated {
-                    tracing::info!(target: "webgate", "extraction stopped at its budget");
+                if let Some(why) = page.cut {
+                    tracing::info!(target: "webgate", cut = why.as_str(), "extraction stopped early");
                 }
-                (page.text, page.extraction, page.title, page.truncated)
+                (page.text, page.extraction, page.title, page.cut)
             }
-            MediaClass::Structured | MediaClass::Text => (decoded, Extraction::Plain, None, false),
+            MediaClass::Structured | MediaClass::Text => (decoded, Extraction::Plain, None, None),
         };
-        let cut = extract_cut || (!opts.whole && body::text::truncate_chars(&mut text, max_chars));
+        let cut = extract_cut.is_some()
+            || (!opts.whole && body::text::truncate_chars(&mut text, max_chars));
         audit.extract_ms = Some(ms(t.elapsed()));
+        audit.extract_cut = extract_cut.map(extract::Cut::as_str);
         audit.extraction = Some(extraction.to_string());
         audit.truncated = Some(cut || body.truncated);
         audit.chars = Some(text.chars().count());
@@ -1078,6 +1082,7 @@ impl Fetcher {
             extraction,
             text,
             title,
+            cut: extract_cut,
         })
     }
 }
@@ -1122,20 +1127,54 @@ pub(crate) fn deadline_after(limit: std::time::Duration) -> Instant {
 
 /// Turns an HTML page into text on a blocking thread (extraction is CPU
 /// work: it must not hold up the runtime's other tasks), within the
-/// policy's extraction limit. Extraction never panics; were the thread
-/// lost anyway, the page reads as empty, marked truncated.
+/// policy's extraction limit. The limit is a bound, not a hint: the work
+/// is told to stop a little before it ([`extract_margin`]) and returns
+/// what it made; were it still running at the limit, the call answers
+/// anyway (the page reads as empty, marked truncated) and the thread is
+/// told to stop at its next look at the flag.
 async fn extract_html(html: String, base: url::Url, raw: bool, policy: &Policy) -> extract::Page {
-    let deadline = std::time::Instant::now().checked_add(policy.extract_timeout);
-    let job =
-        move || extract::extract_page_within(&html, &base, raw, extract::Style::Markdown, deadline);
-    match tokio::task::spawn_blocking(job).await {
-        Ok(page) => page,
-        Err(_) => extract::Page {
+    let limit = policy.extract_timeout;
+    let cancel = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let options = extract::Options {
+        deadline: std::time::Instant::now()
+            .checked_add(limit.saturating_sub(extract_margin(limit))),
+        cancel: Some(cancel.clone()),
+        ..extract::Options::new(raw, extract::Style::Markdown)
+    };
+    let job = tokio::task::spawn_blocking(move || extract::extract(&html, &base, &options));
+    answer_by(deadline_after(limit), cancel, job)
+        .await
+        .unwrap_or_else(|| extract::Page {
             text: String::new(),
             extraction: Extraction::RawHtml,
             title: None,
             truncated: true,
-        },
+            cut: Some(extract::Cut::TimeLimit),
+        })
+}
+
+/// How long before the extraction limit the work is told to stop, so
+/// that what it made is back in time: a tenth of the limit, at most
+/// 250 ms.
+fn extract_margin(limit: Duration) -> Duration {
+    (limit / 10).min(Duration::from_millis(250))
+}
+
+/// `job`'s answer if it comes by `deadline`; else `None`, with `cancel`
+/// set so that the work stops soon after. A job that failed (a lost
+/// thread) is `None` too.
+async fn answer_by<T>(
+    deadline: Instant,
+    cancel: Arc<std::sync::atomic::AtomicBool>,
+    job: tokio::task::JoinHandle<T>,
+) -> Option<T> {
+    match tokio::time::timeout_at(deadline, job).await {
+        Ok(Ok(answer)) => Some(answer),
+        Ok(Err(_)) => None,
+        Err(_) => {
+            cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+            None
+        }
     }
 }
 
@@ -1158,6 +1197,39 @@ mod tests {
     use super::*;
 
     fn assert_send<T: Send>(_: &T) {}
+
+    /// The extraction limit is a bound: a job still running at the
+    /// deadline (here, one that never ends) is answered for, and told to
+    /// stop. The paused clock runs the limit; no wall time is waited.
+    #[tokio::test(start_paused = true)]
+    async fn the_call_answers_by_its_deadline_whatever_the_work_does() {
+        let cancel = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let job = tokio::spawn(std::future::pending::<()>());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let answer = answer_by(deadline, cancel.clone(), job).await;
+        assert!(answer.is_none());
+        assert_eq!(Instant::now(), deadline);
+        assert!(cancel.load(std::sync::atomic::Ordering::Relaxed));
+        // A job that answers in time is taken as it is, the flag unset.
+        let cancel = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let job = tokio::spawn(async { 7 });
+        let deadline = Instant::now() + Duration::from_secs(10);
+        assert_eq!(answer_by(deadline, cancel.clone(), job).await, Some(7));
+        assert!(!cancel.load(std::sync::atomic::Ordering::Relaxed));
+    }
+
+    #[test]
+    fn the_work_stops_before_the_limit() {
+        assert_eq!(
+            extract_margin(Duration::from_secs(10)),
+            Duration::from_millis(250)
+        );
+        assert_eq!(
+            extract_margin(Duration::from_millis(500)),
+            Duration::from_millis(50)
+        );
+        assert_eq!(extract_margin(Duration::MAX), Duration::from_millis(250));
+    }
 
     /// Hosts spawn calls on multi-threaded runtimes: the futures must be Send.
     /// (Built with ring: a build without it has no crypto provider here.)

@@ -265,7 +265,33 @@ pub fn extraction(data: &[u8]) {
         work <= max_work + (MAX_TREE_DEPTH as u64 + 1) * (one_token as u64 + 1),
         "{work} work units, budget {max_work}"
     );
+    // And after the parse: every unit the rendering and the repeat filter
+    // spend (nodes visited, bytes read and copied) stays a fixed multiple
+    // of the page, so a loop that rescans is a crash the fuzzer finds.
+    for raw in [false, true] {
+        let (_, spent) = extraction_work(&html, raw);
+        assert!(
+            spent <= WORK_PER_BYTE * html.len() as u64 + WORK_ALLOWANCE,
+            "{spent} units of work after the parse, for {} bytes",
+            html.len()
+        );
+    }
 }
+
+/// The units of work extracting `html` spends (markdown; the article, or
+/// the whole document with `raw`): in the parse, and after it.
+pub fn extraction_work(html: &str, raw: bool) -> (u64, u64) {
+    crate::extract::work_spent(html, raw)
+}
+
+/// The most units of work extraction may spend after the parse per byte
+/// of the page: text is read once per open frame (at most 16), folded,
+/// rendered up to three times (the article, the page without its boxes,
+/// the whole page) and read once more by the repeat filter.
+pub const WORK_PER_BYTE: u64 = 64;
+
+/// What a page of any size may spend beyond [`WORK_PER_BYTE`].
+pub const WORK_ALLOWANCE: u64 = 4096;
 
 /// The rows the extraction's selection models are trained on, for
 /// `core/examples/extract_training.rs`: per candidate root (features,

@@ -910,6 +910,11 @@ pub enum Note {
         /// Where to continue, when paging is on.
         next_offset: Option<usize>,
     },
+    /// A page that was read but gave no text.
+    Empty {
+        /// Why.
+        why: EmptyWhy,
+    },
     /// A real but short page.
     Thin {
         /// Its exact size in characters.
@@ -939,6 +944,35 @@ pub enum Note {
         /// What the direct fetch gave instead.
         why: ReaderWhy,
     },
+}
+
+/// Why a page that was read gave no text, as the empty-page note says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EmptyWhy {
+    /// The page shows nothing that reads as text.
+    NoText,
+    /// Extraction stopped at its time limit before any text was made.
+    TimeLimit,
+}
+
+impl EmptyWhy {
+    /// The id in `vectors/option-messages.tsv`.
+    pub fn id(&self) -> &'static str {
+        match self {
+            EmptyWhy::NoText => "option.note.empty.no_text",
+            EmptyWhy::TimeLimit => "option.note.empty.time_limit",
+        }
+    }
+}
+
+impl fmt::Display for EmptyWhy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            EmptyWhy::NoText => "it shows nothing that reads as text",
+            EmptyWhy::TimeLimit => "turning it into text did not finish within its time limit",
+        })
+    }
 }
 
 /// Why the direct fetch was not usable, as the reader note says.
@@ -983,6 +1017,7 @@ impl Note {
             } => "option.note.truncated",
             Note::Truncated { .. } => "option.note.truncated.paged",
             Note::Thin { .. } => "option.note.thin",
+            Note::Empty { .. } => "option.note.empty",
             Note::NotRead { .. } => "option.note.not_read",
             Note::SearchBudgetSpent { .. } => "option.note.search_budget",
             Note::FetchBudgetSpent { .. } => "option.note.fetch_budget",
@@ -1014,6 +1049,11 @@ impl fmt::Display for Note {
             Note::Thin { chars } => write!(
                 f,
                 "Note: a short page, read successfully and in full: {chars} characters."
+            ),
+            Note::Empty { why } => write!(
+                f,
+                "Note: this page was fetched but gave no text ({why}); nothing can be \
+                 concluded about what it says."
             ),
             Note::NotRead { reason } => write!(
                 f,

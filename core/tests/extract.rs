@@ -3,8 +3,11 @@
 //! never reaches the output; every rendering rule on a small fixture.
 
 use proptest::prelude::*;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use url::Url;
-use webgate::extract::{render_page_as, Style};
+
+use webgate::extract::{extract, render_page_as, Cut, Options, Style};
 use webgate::messages::Extraction;
 
 fn base() -> Url {
@@ -233,11 +236,11 @@ fn a_meta_charset_does_not_stop_the_parse() {
 }
 
 /// Past its deadline extraction stops reading and writing, and says the
-/// text is cut: a page that would take a while comes back at once.
+/// text is cut and why: a deadline already passed stops the parse at its
+/// first look at the clock, so nothing of the page is read.
 #[test]
 fn a_passed_deadline_returns_what_was_made_marked_truncated() {
     let html = format!("<body>{}</body>", "<p>some words here</p>".repeat(400_000));
-    let started = std::time::Instant::now();
     let page = webgate::extract::extract_page_within(
         &html,
         &base(),
@@ -246,11 +249,100 @@ fn a_passed_deadline_returns_what_was_made_marked_truncated() {
         Some(std::time::Instant::now()),
     );
     assert!(page.truncated);
+    assert_eq!(page.cut, Some(Cut::TimeLimit));
     assert!(page.text.len() < 1_000_000, "{} bytes", page.text.len());
-    assert!(started.elapsed() < std::time::Duration::from_secs(5));
     let whole = webgate::extract::extract_page(&html, &base(), false, Style::Markdown);
     assert!(!whole.truncated);
+    assert_eq!(whole.cut, None);
     assert!(whole.text.len() > page.text.len());
+}
+
+/// The caller's flag stops the work too (the async side sets it when it
+/// stops waiting at the call's deadline).
+#[test]
+fn a_set_cancel_flag_stops_the_work() {
+    let html = format!("<body>{}</body>", "<p>some words here</p>".repeat(100_000));
+    let flag = Arc::new(AtomicBool::new(true));
+    let mut options = Options::new(false, Style::Markdown);
+    options.cancel = Some(flag);
+    let page = extract(&html, &base(), &options);
+    assert_eq!(page.cut, Some(Cut::TimeLimit));
+    assert!(page.text.is_empty(), "{}", page.text.len());
+}
+
+/// Every long loop of the rendering spends the work meter, so a budget of
+/// units stops it wherever it is: inside one huge `<pre>`, inside a run
+/// of links, in the repeat filter. What was written before comes back,
+/// marked as cut by the time limit (a budget stands in for the clock).
+#[test]
+fn a_work_budget_stops_rendering_inside_long_loops() {
+    let size = 1 << 20;
+    for html in [
+        format!("<pre>{}</pre>", "line of code\n".repeat(size / 13)),
+        format!("<p>{}</p>", "<a href='/x'>link</a> ".repeat(size / 22)),
+        format!(
+            "<div>{}</div>",
+            "<p>A paragraph of words. </p>".repeat(size / 29)
+        ),
+    ] {
+        let whole = extract(&html, &base(), &Options::new(true, Style::Markdown));
+        assert_eq!(whole.cut, None);
+        // Enough for the parse, and half of what the rest takes.
+        let (parse, rest) = webgate::fuzzing::extraction_work(&html, true);
+        let budget = parse + rest / 2;
+        let mut options = Options::new(true, Style::Markdown);
+        options.work_budget = Some(budget);
+        let cut = extract(&html, &base(), &options);
+        assert_eq!(cut.cut, Some(Cut::TimeLimit), "{}", &html[..20]);
+        assert!(cut.text.len() < whole.text.len(), "{}", &html[..20]);
+    }
+}
+
+/// A code block that is one long run of backticks: its fence is found by
+/// one count of the longest run (it was one search of the whole text per
+/// fence length tried: 100 KB took 27 s, a megabyte would take hours).
+#[test]
+fn a_fence_around_a_megabyte_of_backticks_is_one_count() {
+    let run = 1 << 20;
+    let html = format!("<pre>{}</pre>", "`".repeat(run));
+    let text = md(&html, true);
+    let fence = "`".repeat(run + 1);
+    assert_eq!(text, format!("{fence}\n{}\n{fence}", "`".repeat(run)));
+    // Inline code: one longer than the longest run inside, padded where
+    // the content starts or ends with a backtick (CommonMark).
+    assert_eq!(md("<p><code>a``b`c</code></p>", true), "```a``b`c```");
+    assert_eq!(md("<p><code>`x</code></p>", true), "`` `x ``");
+    assert_eq!(md("<pre>a ` b `` c</pre>", true), "```\na ` b `` c\n```");
+}
+
+/// When the output budget runs out inside a block, the block comes out
+/// cut, not as nothing: a 100 KB `<pre>` of one-character lines inside six
+/// quotes (whose markers cost more than the budget allows) still gives
+/// what fits, marked as cut by the output budget.
+#[test]
+fn a_block_over_the_output_budget_comes_out_cut_not_empty() {
+    let html = format!(
+        "{}<pre>{}</pre>{}",
+        "<blockquote>".repeat(6),
+        "a\n".repeat(50_000),
+        "</blockquote>".repeat(6)
+    );
+    let page = extract(&html, &base(), &Options::new(true, Style::Markdown));
+    assert_eq!(page.cut, Some(Cut::OutputBudget));
+    assert!(page.truncated);
+    assert!(
+        page.text.len() > html.len(),
+        "{} bytes from {}",
+        page.text.len(),
+        html.len()
+    );
+    assert!(
+        page.text.starts_with("> > > > > > ```\n> > > > > > a\n"),
+        "{}",
+        &page.text[..40]
+    );
+    // The budget: four times the page, plus 64 KiB.
+    assert!(page.text.len() <= 4 * html.len() + 64 * 1024);
 }
 
 /// The bound a host may wrap a call in: every hop and the extraction,

@@ -202,6 +202,19 @@ fn samples() -> Vec<(&'static str, String, String, String)> {
         s("note"),
         s(""),
     ));
+    let note = Note::Empty {
+        why: EmptyWhy::NoText,
+    };
+    v.push((
+        note.id(),
+        note.to_string()
+            .replace("(it shows nothing that reads as text)", "({why})"),
+        s("note"),
+        s(""),
+    ));
+    for why in [EmptyWhy::NoText, EmptyWhy::TimeLimit] {
+        v.push((why.id(), why.to_string(), s("reason"), s("")));
+    }
     for why in [
         ReaderWhy::BlockPage,
         ReaderWhy::Thin(44),

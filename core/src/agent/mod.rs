@@ -35,7 +35,8 @@ use crate::args::parse_search_args;
 use crate::body::text::truncate_chars;
 use crate::fetch::{FetchOptions, Fetched, Fetcher};
 use crate::messages::{
-    Action, Class, EnvelopeSource, FetchError, Note, OptionError, SearchError, SearchOk, SearchRow,
+    Action, Class, EmptyWhy, EnvelopeSource, FetchError, Note, OptionError, SearchError, SearchOk,
+    SearchRow,
 };
 use crate::policy::admission::display_form;
 use crate::policy::robots::RobotsMemo;
@@ -516,6 +517,7 @@ impl Run {
             extraction: f.extraction,
             text,
             title: f.title.clone(),
+            cut: f.cut,
         };
         if o.result_notes {
             if cut {
@@ -523,6 +525,16 @@ impl Run {
                     not_returned,
                     next_offset,
                 });
+            } else if f.text.trim().is_empty() {
+                // Nothing to read: say why, so that the model does not
+                // take an empty page for one that says nothing.
+                // (The output budget, four times the page, cannot be
+                // spent before any text is written.)
+                let why = match f.cut {
+                    Some(crate::extract::Cut::TimeLimit) => EmptyWhy::TimeLimit,
+                    _ => EmptyWhy::NoText,
+                };
+                notes.push(Note::Empty { why });
             } else if total < THIN_PAGE_CHARS && !f.truncated {
                 notes.push(Note::Thin { chars: total });
             }

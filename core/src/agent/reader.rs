@@ -74,6 +74,7 @@ mod tests {
             extraction,
             text: text.into(),
             title: None,
+            cut: None,
         })
     }
 
@@ -117,6 +118,7 @@ mod tests {
             extraction: Extraction::Plain,
             text: t.into(),
             title: None,
+            cut: None,
         };
         let thin = page("Loading…", Extraction::RawHtml);
         assert!(better(&reader("A whole article."), &thin));

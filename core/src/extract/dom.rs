@@ -10,6 +10,7 @@ use html5ever::{local_name, LocalName};
 use super::signals::ClassFlags;
 use super::sink;
 use super::streamed::is_segment_id;
+use super::work::Work;
 
 /// Node index in document order; 0 is the document.
 pub type Id = usize;
@@ -486,13 +487,13 @@ impl Iterator for Children<'_> {
 impl Doc {
     /// Parses `html` (html5ever never fails: any input is a document).
     pub fn parse(html: &str) -> Doc {
-        Doc::parse_within(html, None).0
+        Doc::parse_within(html, &Work::unbounded()).0
     }
 
-    /// [`Doc::parse`] that stops reading at `deadline`; true when it did
-    /// (the document is then the part before).
-    pub fn parse_within(html: &str, deadline: Option<std::time::Instant>) -> (Doc, bool) {
-        let (nodes, spent) = sink::parse_with(html, sink::Limits::for_len(html.len()), deadline);
+    /// [`Doc::parse`] that stops reading when `work` says stop; true when
+    /// it did (the document is then the part before).
+    pub fn parse_within(html: &str, work: &Work) -> (Doc, bool) {
+        let (nodes, spent) = sink::parse_with(html, sink::Limits::for_len(html.len()), work);
         (Doc::from_nodes(nodes, html.len()), spent.late)
     }
 
@@ -1059,7 +1060,7 @@ mod tests {
         for html in pages {
             let doc = Doc::parse(html);
             let mut fresh: Vec<Node> =
-                sink::parse_with(html, sink::Limits::for_len(html.len()), None).0;
+                sink::parse_with(html, sink::Limits::for_len(html.len()), &Work::unbounded()).0;
             // Same junk marks, then one full sum.
             assert_eq!(fresh.len(), doc.nodes.len(), "{html}");
             for (f, d) in fresh.iter_mut().zip(&doc.nodes) {

@@ -21,8 +21,15 @@ mod select;
 mod signals;
 mod sink;
 mod streamed;
+mod work;
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Instant;
 
 use url::Url;
+
+use work::Work;
 
 use crate::messages::Extraction;
 
@@ -54,23 +61,41 @@ pub struct Page {
     /// The `<title>`, whitespace collapsed (at most 1,000 characters);
     /// `None` when absent or blank.
     pub title: Option<String>,
-    /// Whether the rendering stopped at its output budget (four times the
-    /// page's size): the text is what came before.
+    /// Whether the text stopped early (see `cut`): it is what came before.
     pub truncated: bool,
+    /// Why the text stopped early, when it did.
+    pub cut: Option<Cut>,
+}
+
+/// Why an extraction's text stopped before the end of the page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Cut {
+    /// The output budget (four times the page's size, plus 64 KiB) was
+    /// spent.
+    OutputBudget,
+    /// The extraction's time limit passed, or its caller stopped waiting.
+    TimeLimit,
+}
+
+impl Cut {
+    /// The word the audit record shows.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cut::OutputBudget => "output budget",
+            Cut::TimeLimit => "time limit",
+        }
+    }
 }
 
 /// [`render_page_as`], with the page's title. `base` is the page's URL:
 /// links resolve against it, and the words of its path are one of the
 /// page-type signals.
 pub fn extract_page(html: &str, base: &Url, raw: bool, style: Style) -> Page {
-    extract_page_within(html, base, raw, style, None)
+    extract(html, base, &Options::new(raw, style))
 }
 
-/// [`extract_page`] that ends by `deadline`: past it, parsing stops
-/// reading the page and rendering stops writing, and the text made so
-/// far comes back with `truncated` set. Without a hostile page the work
-/// is linear and an 8 MiB page takes well under a second; the deadline is
-/// the host's bound on a slow machine.
+/// [`extract_page`] that ends by `deadline`: see [`Options::deadline`].
 pub fn extract_page_within(
     html: &str,
     base: &Url,
@@ -78,21 +103,88 @@ pub fn extract_page_within(
     style: Style,
     deadline: Option<std::time::Instant>,
 ) -> Page {
-    let (doc, late) = dom::Doc::parse_within(html, deadline);
+    extract(
+        html,
+        base,
+        &Options {
+            deadline,
+            ..Options::new(raw, style)
+        },
+    )
+}
+
+/// How to extract a page.
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct Options {
+    /// Render the whole document, not the main content (`raw: true`).
+    pub raw: bool,
+    /// Markdown or plain text.
+    pub style: Style,
+    /// Past this instant parsing stops reading the page and rendering
+    /// stops writing; the text made so far comes back with `truncated`
+    /// set. Without a hostile page the work is linear and an 8 MiB page
+    /// takes well under a second; the deadline is the host's bound on a
+    /// slow machine.
+    pub deadline: Option<Instant>,
+    /// Set by the caller that stopped waiting (the async side of a fetch
+    /// at the call's deadline): the work stops at its next look, within
+    /// [`work::CHECK_EVERY`] units.
+    pub cancel: Option<Arc<AtomicBool>>,
+    /// At most this many units of work (`None`: no bound but the
+    /// deadline). Tests and the fuzz target use it to see a loop that is
+    /// not linear as a failure rather than as a slow run.
+    pub work_budget: Option<u64>,
+}
+
+impl Options {
+    /// The default options with `raw` and `style` as given.
+    pub fn new(raw: bool, style: Style) -> Options {
+        Options {
+            raw,
+            style,
+            ..Options::default()
+        }
+    }
+}
+
+/// Extracts `html`, found at `base`, as `options` say. Never fails; the
+/// worst case is empty text.
+pub fn extract(html: &str, base: &Url, options: &Options) -> Page {
+    let work = Work::new(
+        options.deadline,
+        options.cancel.clone(),
+        options.work_budget.unwrap_or(u64::MAX),
+    );
+    extract_metered(html, base, options, &work)
+}
+
+/// [`extract`] on a meter the caller reads afterwards.
+fn extract_metered(html: &str, base: &Url, options: &Options, work: &Work) -> Page {
+    let (raw, style) = (options.raw, options.style);
+    let (doc, late) = dom::Doc::parse_within(html, work);
     let title = (!doc.title.trim().is_empty()).then(|| doc.title.trim().to_string());
-    let page = |r: render::Rendered, extraction| Page {
-        text: r.text,
-        extraction,
-        title: title.clone(),
-        truncated: r.truncated || late,
+    let page = |r: render::Rendered, extraction| {
+        let cut = if late || work.stopped() {
+            Some(Cut::TimeLimit)
+        } else {
+            r.truncated.then_some(Cut::OutputBudget)
+        };
+        Page {
+            text: r.text,
+            extraction,
+            title: title.clone(),
+            truncated: cut.is_some(),
+            cut,
+        }
     };
     let render = |roots: &[dom::Id], drops: render::Drops| {
-        render::render(&doc, roots, base, style, drops, deadline)
+        render::render(&doc, roots, base, style, drops, work)
     };
     // What extraction chose is shown once (`repeats`); a raw rendering
     // shows the page as it is.
     let deduplicated = |r: render::Rendered| render::Rendered {
-        text: repeats::drop_repeated(r.text, style == Style::Markdown),
+        text: repeats::drop_repeated(r.text, style == Style::Markdown, work),
         ..r
     };
     let body = doc.body();
@@ -114,6 +206,19 @@ pub fn extract_page_within(
         }
     }
     page(render(&[body], None), Extraction::RawHtml)
+}
+
+/// The units of work extracting `html` takes in the parse and after it
+/// (the parse's own budget is checked apart, in `parse_spent`), for the
+/// fuzz target's check that work stays a bounded multiple of the page's
+/// length.
+pub(crate) fn work_spent(html: &str, raw: bool) -> (u64, u64) {
+    let base = Url::parse("https://a.example/").expect("a valid URL");
+    let work = Work::unbounded();
+    extract_metered(html, &base, &Options::new(raw, Style::Markdown), &work);
+    let parse = Work::unbounded();
+    dom::Doc::parse_within(html, &parse);
+    (parse.spent(), work.spent().saturating_sub(parse.spent()))
 }
 
 /// The deepest element the parsed tree keeps (see `sink`).
@@ -139,13 +244,13 @@ pub(crate) fn tree_depth(html: &str) -> usize {
 pub(crate) fn parse_spent(html: &str, small: bool) -> (usize, u64, usize, u64, bool) {
     let limits = if small {
         sink::Limits {
-            nodes: html.len() / 10 + 64,
+            nodes: html.len() / sink::NODE_BYTES + 64,
             work: 8 * html.len() as u64 + 1024,
         }
     } else {
         sink::Limits::for_len(html.len())
     };
-    let (_, spent) = sink::parse_with(html, limits, None);
+    let (_, spent) = sink::parse_with(html, limits, &Work::unbounded());
     (
         spent.nodes,
         spent.work,
@@ -169,7 +274,8 @@ pub(crate) fn training_rows(html: &str, base: &Url) -> TrainingRows {
     let candidates = features::candidates(&doc, &f)
         .into_iter()
         .map(|(id, x)| {
-            let text = render::render(&doc, &[id], base, Style::Plain, None, None).text;
+            let text =
+                render::render(&doc, &[id], base, Style::Plain, None, &Work::unbounded()).text;
             (x.to_vec(), text)
         })
         .collect();

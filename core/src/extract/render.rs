@@ -25,11 +25,13 @@ use url::Url;
 
 use super::dom::{Doc, Id, Kind};
 use super::signals::is_block;
+use super::work::Work;
 
 /// Markdown (the tool's output) or plain text (no syntax, no link targets).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Style {
     /// Markdown.
+    #[default]
     Markdown,
     /// Plain text.
     Plain,
@@ -54,13 +56,16 @@ pub struct Rendered {
 }
 
 /// Counts the bytes the rendering adds; once the budget is spent, every
-/// further write is refused.
-struct Meter {
+/// further write is refused. It also charges the extraction's work meter
+/// for every byte the rendering reads or copies: when that says stop
+/// (the deadline, the caller), the budget is spent at once.
+struct Meter<'w> {
     left: usize,
     spent: bool,
+    work: &'w Work,
 }
 
-impl Meter {
+impl Meter<'_> {
     /// Takes `n` bytes from the budget; false (and spent) if they do not fit.
     fn take(&mut self, n: usize) -> bool {
         if self.spent || n > self.left {
@@ -70,6 +75,35 @@ impl Meter {
         self.left -= n;
         true
     }
+
+    /// Charges `n` units of work (bytes read or copied, nodes visited).
+    fn scan(&mut self, n: usize) {
+        if !self.work.spend(n) {
+            self.stop();
+        }
+    }
+
+    /// Nothing more is written.
+    fn stop(&mut self) {
+        self.spent = true;
+        self.left = 0;
+    }
+}
+
+/// A quote or list item open in a buffer: what starts each of its lines.
+/// Its lines are written once, with every open prefix in front, rather
+/// than copied and prefixed again by each enclosing quote and item.
+struct Prefix {
+    /// `"> "` for a quote, the marker (`"- "`, `"3. "`) for an item.
+    marker: String,
+    quote: bool,
+    /// A line was written inside it: an item's later lines are indented
+    /// instead of marked, and a blank line between two of its lines
+    /// carries its mark.
+    seen: bool,
+    /// The separator owed and the space owed when it opened: an element
+    /// that wrote nothing leaves them as they were.
+    before: (u8, bool),
 }
 
 /// An output buffer with pending separators.
@@ -82,31 +116,124 @@ struct Buf {
     pre: bool,
     /// Whitespace came before the first character written.
     lead_space: bool,
+    /// The quotes and items open in this buffer, outermost first.
+    prefixes: Vec<Prefix>,
+    /// The next text starts a line (and so its prefixes go first).
+    line_start: bool,
 }
 
 impl Buf {
+    fn new(pre: bool) -> Buf {
+        Buf {
+            pre,
+            line_start: true,
+            ..Buf::default()
+        }
+    }
+
+    /// Whether the innermost quote or item has written nothing yet: the
+    /// separators its content asks for before its first line are the
+    /// one it opened with (its first line is its own).
+    fn fresh(&self) -> bool {
+        self.prefixes.last().is_some_and(|p| !p.seen)
+    }
+
     fn flush_sep(&mut self, m: &mut Meter) {
         if !self.out.is_empty() {
-            let sep = match self.brk {
-                0 if self.space => " ",
-                0 => "",
-                1 => "\n",
-                _ => "\n\n",
-            };
-            if m.take(sep.len()) {
-                self.out.push_str(sep);
+            match self.brk {
+                0 if self.space => self.put(" ", m),
+                0 => {}
+                1 => {
+                    self.put("\n", m);
+                    self.line_start = true;
+                }
+                _ => {
+                    self.put("\n", m);
+                    self.blank_line(m);
+                    self.put("\n", m);
+                    self.line_start = true;
+                }
             }
         }
         self.brk = 0;
         self.space = false;
+        if self.line_start {
+            self.line_start = false;
+            self.line_prefix(m);
+        }
+    }
+
+    /// Writes `s` (counted here) if the budget allows.
+    fn put(&mut self, s: &str, m: &mut Meter) {
+        if m.take(s.len()) {
+            self.out.push_str(s);
+        }
+    }
+
+    /// What starts a line of text: each open quote's `> `, each item's
+    /// marker on its first line and as many spaces on the others.
+    fn line_prefix(&mut self, m: &mut Meter) {
+        for i in 0..self.prefixes.len() {
+            let p = &mut self.prefixes[i];
+            let (quote, seen, width) = (p.quote, p.seen, p.marker.len());
+            p.seen = true;
+            if quote || !seen {
+                let marker = std::mem::take(&mut self.prefixes[i].marker);
+                self.put(&marker, m);
+                self.prefixes[i].marker = marker;
+            } else {
+                self.put(&PAD[..width.min(PAD.len())], m);
+            }
+        }
+    }
+
+    /// What stands on a blank line between two lines of text: the
+    /// prefixes of the quotes and items already shown, without the
+    /// spaces they end with (a blank line has no text).
+    fn blank_line(&mut self, m: &mut Meter) {
+        let mut mark = String::new();
+        for p in self.prefixes.iter().filter(|p| p.seen) {
+            if p.quote {
+                mark.push_str(&p.marker);
+            } else {
+                mark.push_str(&PAD[..p.marker.len().min(PAD.len())]);
+            }
+        }
+        self.put(mark.trim_end(), m);
+    }
+
+    /// Appends `s` (already counted), its lines after the first each
+    /// started by the open prefixes; stops when the budget does.
+    fn push_lines(&mut self, s: &str, m: &mut Meter) {
+        if self.prefixes.is_empty() {
+            self.out.push_str(s);
+            return;
+        }
+        let mut lines = s.split('\n');
+        if let Some(first) = lines.next() {
+            self.out.push_str(first);
+        }
+        for line in lines {
+            if m.spent {
+                return;
+            }
+            self.out.push('\n');
+            if line.is_empty() {
+                self.blank_line(m);
+            } else {
+                self.line_prefix(m);
+                self.out.push_str(line);
+            }
+        }
     }
 
     fn text(&mut self, s: &str, m: &mut Meter) {
+        m.scan(s.len());
         if self.pre {
             if !s.is_empty() {
                 self.flush_sep(m);
                 if m.take(s.len()) {
-                    self.out.push_str(s);
+                    self.push_lines(s, m);
                 }
             }
             return;
@@ -135,20 +262,33 @@ impl Buf {
     }
 
     /// Literal output (markup) that glues to what follows; `added` of its
-    /// bytes are new (the rest was counted when first written).
+    /// bytes are new (the rest was counted when first written). When the
+    /// budget cannot pay for all of it, the part that fits is written
+    /// and the budget is spent: a block too big for what is left comes
+    /// out cut, not as nothing.
     fn raw(&mut self, s: &str, added: usize, m: &mut Meter) {
         self.flush_sep(m);
         if m.take(added) {
-            self.out.push_str(s);
+            self.push_lines(s, m);
+            return;
         }
+        let fits = s.len().saturating_sub(added).saturating_add(m.left);
+        m.left = 0;
+        self.push_lines(&s[..floor_char_boundary(s, fits)], m);
     }
 
     fn block(&mut self) {
+        if self.fresh() {
+            return;
+        }
         self.brk = 2;
         self.space = false;
     }
 
     fn line(&mut self) {
+        if self.fresh() {
+            return;
+        }
         self.brk = self.brk.max(1);
         self.space = false;
     }
@@ -156,16 +296,58 @@ impl Buf {
     /// A `<br>`: a line break, and a second one with no text between
     /// ends the paragraph (pages write paragraphs as `text<br><br>text`).
     fn br(&mut self) {
+        if self.fresh() {
+            return;
+        }
         self.brk = (self.brk + 1).min(2);
         self.space = false;
     }
+
+    /// A quote or item opens: its first line is a new line (a block for a
+    /// quote, a line for an item).
+    fn open_prefix(&mut self, marker: String, quote: bool) {
+        let before = (self.brk, self.space);
+        if quote {
+            self.block();
+        } else {
+            self.line();
+        }
+        self.prefixes.push(Prefix {
+            marker,
+            quote,
+            seen: false,
+            before,
+        });
+    }
+
+    /// A quote or item closes: what follows starts a new line (a block
+    /// after a quote), unless it wrote nothing, which leaves no trace.
+    fn close_prefix(&mut self) {
+        let Some(p) = self.prefixes.pop() else {
+            return;
+        };
+        if !p.seen {
+            (self.brk, self.space) = p.before;
+            return;
+        }
+        // What its last lines still owed (a paragraph's end) goes with it:
+        // after an item comes a line, after a quote a blank line.
+        self.brk = if p.quote { 2 } else { 1 };
+        self.space = false;
+    }
 }
+
+/// Spaces for the indent of an item's later lines (at most
+/// [`MAX_PREFIX`] wide in all).
+const PAD: &str = "                ";
 
 enum FrameKind {
     Plain,
     Link(Option<String>),
     Wrap(&'static str),
     Heading(usize),
+    /// A quote and an item write into the buffer around them, with their
+    /// prefix at the start of each line (see [`Prefix`]).
     Quote,
     Item(String),
     Pre,
@@ -182,11 +364,34 @@ impl FrameKind {
             _ => 0,
         }
     }
+
+    /// Whether its text collects in a buffer of its own, folded into the
+    /// one around it on exit (every frame but quotes and items).
+    fn collects(&self) -> bool {
+        !matches!(self, FrameKind::Quote | FrameKind::Item(_))
+    }
 }
 
-struct Frame {
-    kind: FrameKind,
-    buf: Buf,
+/// The largest char boundary of `s` at or below `i`.
+fn floor_char_boundary(s: &str, i: usize) -> usize {
+    if i >= s.len() {
+        return s.len();
+    }
+    // OK because a boundary lies at most three bytes back.
+    (i.saturating_sub(3)..=i)
+        .rev()
+        .find(|&k| s.is_char_boundary(k))
+        .unwrap_or(0)
+}
+
+/// The longest run of `b` in `s`, in one pass.
+fn longest_run(s: &str, b: u8) -> usize {
+    let (mut best, mut run) = (0, 0);
+    for &c in s.as_bytes() {
+        run = if c == b { run + 1 } else { 0 };
+        best = best.max(run);
+    }
+    best
 }
 
 fn one_line(s: &str) -> String {
@@ -215,7 +420,7 @@ fn link_target(base: &Url, href: &str) -> Option<String> {
 pub type Drops<'a> = Option<&'a dyn Fn(Id) -> bool>;
 
 /// Renders `roots` (in order) as one text, leaving out what `drops` says.
-/// Past `deadline` nothing more is written (the text is marked
+/// Once `work` says stop, nothing more is written (the text is marked
 /// truncated).
 pub fn render(
     doc: &Doc,
@@ -223,33 +428,30 @@ pub fn render(
     base: &Url,
     style: Style,
     drops: Drops,
-    deadline: Option<std::time::Instant>,
+    work: &Work,
 ) -> Rendered {
     let mut r = Renderer {
         doc,
         base,
         md: style == Style::Markdown,
-        frames: vec![Frame {
-            kind: FrameKind::Plain,
-            buf: Buf::default(),
-        }],
+        frames: vec![FrameKind::Plain],
+        bufs: vec![Buf::new(false)],
         list_counters: Vec::new(),
         prefix: 0,
         meter: Meter {
             left: output_budget(doc.source_len),
             spent: false,
+            work,
         },
-        deadline,
     };
     for &root in roots {
         r.walk(root, drops);
     }
-    let mut out = std::mem::take(&mut r.frames[0].buf.out);
-    // Frames left open (cannot happen: every entered element is exited)
-    // are folded in order.
-    while r.frames.len() > 1 {
-        let f = r.frames.pop().expect("frame");
-        out.push_str(&f.buf.out);
+    let mut out = std::mem::take(&mut r.bufs[0].out);
+    // Buffers left open (cannot happen: every entered element is exited)
+    // are appended in order.
+    for b in r.bufs.drain(1..) {
+        out.push_str(&b.out);
     }
     Rendered {
         text: out.trim().to_string(),
@@ -261,12 +463,15 @@ struct Renderer<'a> {
     doc: &'a Doc,
     base: &'a Url,
     md: bool,
-    frames: Vec<Frame>,
+    /// The open frames, outermost first; the root is `Plain`.
+    frames: Vec<FrameKind>,
+    /// The buffers of the frames that collect their text, in the same
+    /// order (the root's first).
+    bufs: Vec<Buf>,
     list_counters: Vec<Option<u64>>,
     /// The prefix width of the open quote and item frames.
     prefix: usize,
-    meter: Meter,
-    deadline: Option<std::time::Instant>,
+    meter: Meter<'a>,
 }
 
 /// What entering an element left to undo on exit.
@@ -277,38 +482,42 @@ enum Opened {
     List,
 }
 
-impl Renderer<'_> {
+impl<'a> Renderer<'a> {
+    /// The buffer text goes to now, and the meter.
+    fn out(&mut self) -> (&mut Buf, &mut Meter<'a>) {
+        // OK because the root buffer is never popped.
+        let buf = self.bufs.last_mut().expect("root buffer");
+        (buf, &mut self.meter)
+    }
+
     fn top(&mut self) -> &mut Buf {
-        // OK because the root frame is never popped.
-        &mut self.frames.last_mut().expect("root frame").buf
+        self.out().0
     }
 
     fn in_wrap(&self, mark: &str) -> bool {
         self.frames
             .iter()
-            .any(|f| matches!(f.kind, FrameKind::Wrap(m) if m == mark))
+            .any(|f| matches!(f, FrameKind::Wrap(m) if *m == mark))
     }
 
     fn in_heading(&self) -> bool {
         self.frames
             .iter()
-            .any(|f| matches!(f.kind, FrameKind::Heading(_)))
+            .any(|f| matches!(f, FrameKind::Heading(_)))
     }
 
     fn in_link(&self) -> bool {
-        self.frames
-            .iter()
-            .any(|f| matches!(f.kind, FrameKind::Link(_)))
+        self.frames.iter().any(|f| matches!(f, FrameKind::Link(_)))
     }
 
     fn in_code(&self) -> bool {
         self.frames
             .iter()
-            .any(|f| matches!(f.kind, FrameKind::Pre | FrameKind::Wrap("`")))
+            .any(|f| matches!(f, FrameKind::Pre | FrameKind::Wrap("`")))
     }
 
     fn in_pre(&self) -> bool {
-        self.frames.iter().any(|f| matches!(f.kind, FrameKind::Pre))
+        self.frames.iter().any(|f| matches!(f, FrameKind::Pre))
     }
 
     /// The subtree at `root`, in document order.
@@ -317,20 +526,18 @@ impl Renderer<'_> {
         let end = doc.end(root);
         let mut open: Vec<(Id, Opened)> = Vec::new();
         let mut id = root;
-        let mut steps = 0u32;
         // The inline element that just ended, while nothing but comments
         // and skipped nodes came after it (see `apart`).
         let mut after: Option<Id> = None;
         loop {
-            steps = steps.wrapping_add(1);
-            // The clock is read every few thousand nodes; past the
-            // deadline the budget is spent, so nothing more is written.
-            if steps.is_multiple_of(4096)
-                && self
-                    .deadline
-                    .is_some_and(|d| std::time::Instant::now() >= d)
-            {
-                self.meter.spent = true;
+            // Every node is a unit of work; once the meter says stop,
+            // the budget is spent, so nothing more is written (the walk
+            // still closes what it opened, writing nothing).
+            self.meter.scan(1);
+            if self.meter.spent {
+                // Nothing more can be written: skip to the end, where
+                // the open elements close in order.
+                id = id.max(end);
             }
             if let Some(&(top, opened)) = open.last() {
                 if id >= doc.end(top) {
@@ -353,9 +560,7 @@ impl Renderer<'_> {
             match &node.kind {
                 Kind::Text(t) => {
                     after = None;
-                    let meter = &mut self.meter;
-                    // OK because the root frame is never popped.
-                    let buf = &mut self.frames.last_mut().expect("root frame").buf;
+                    let (buf, meter) = self.out();
                     buf.text(t, meter);
                     id += 1;
                 }
@@ -388,18 +593,16 @@ impl Renderer<'_> {
         let md = self.md;
         match tag {
             "br" => {
+                let (b, m) = self.out();
                 if pre {
-                    let m = &mut self.meter;
-                    let b = &mut self.frames.last_mut().expect("root frame").buf;
                     b.text("\n", m);
                 } else {
-                    self.top().br();
+                    b.br();
                 }
                 return None;
             }
             "hr" => {
-                let m = &mut self.meter;
-                let b = &mut self.frames.last_mut().expect("root frame").buf;
+                let (b, m) = self.out();
                 b.block();
                 if md {
                     b.raw("---", 3, m);
@@ -413,8 +616,7 @@ impl Renderer<'_> {
                     if let Some(src) = node.attr("src").and_then(|s| link_target(self.base, s)) {
                         let alt = alt.replace(['[', ']'], "");
                         let s = format!("![{alt}]({src})");
-                        let m = &mut self.meter;
-                        let b = &mut self.frames.last_mut().expect("root frame").buf;
+                        let (b, m) = self.out();
                         b.raw(&s, s.len(), m);
                     }
                 }
@@ -475,8 +677,7 @@ impl Renderer<'_> {
                     .frames
                     .iter_mut()
                     .rev()
-                    .find(|f| matches!(f.kind, FrameKind::Table(_)))
-                    .map(|f| &mut f.kind)
+                    .find(|f| matches!(f, FrameKind::Table(_)))
                 {
                     rows.push(Vec::new());
                 }
@@ -485,15 +686,23 @@ impl Renderer<'_> {
             _ => {}
         }
         if let Some(kind) = kind {
-            let pre_buf = matches!(kind, FrameKind::Pre) || pre;
             self.prefix += kind.prefix();
-            self.frames.push(Frame {
-                kind,
-                buf: Buf {
-                    pre: pre_buf,
-                    ..Buf::default()
-                },
-            });
+            match &kind {
+                // Plain text has no quote marks or list markers.
+                FrameKind::Quote => {
+                    let mark = if md { "> " } else { "" };
+                    self.top().open_prefix(mark.to_string(), true);
+                }
+                FrameKind::Item(marker) => {
+                    let mark = if md { marker.clone() } else { String::new() };
+                    self.top().open_prefix(mark, false);
+                }
+                k => {
+                    let pre_buf = matches!(k, FrameKind::Pre) || pre;
+                    self.bufs.push(Buf::new(pre_buf));
+                }
+            }
+            self.frames.push(kind);
             opened = Opened::Frame;
         }
         Some(opened)
@@ -513,47 +722,46 @@ impl Renderer<'_> {
             }
             Opened::Frame => {
                 // OK because a frame was pushed when this element was entered.
-                let f = self.frames.pop().expect("frame");
-                self.prefix -= f.kind.prefix();
-                if let FrameKind::Cell = f.kind {
-                    self.place_cell(f);
+                let kind = self.frames.pop().expect("frame");
+                self.prefix -= kind.prefix();
+                if !kind.collects() {
+                    self.top().close_prefix();
+                    return;
+                }
+                // OK because a collecting frame pushed its buffer.
+                let buf = self.bufs.pop().expect("buffer");
+                if let FrameKind::Cell = kind {
+                    self.place_cell(buf);
                     return;
                 }
                 let md = self.md;
-                let m = &mut self.meter;
-                // OK because the root frame is never popped.
-                let parent = &mut self.frames.last_mut().expect("root frame").buf;
-                fold(f, parent, md, m);
+                let (parent, m) = self.out();
+                fold(kind, buf, parent, md, m);
             }
         }
     }
 
     /// A finished cell goes into the last row of the innermost table, or
     /// inline when it stands outside any.
-    fn place_cell(&mut self, f: Frame) {
-        let mut cell = one_line(&f.buf.out);
+    fn place_cell(&mut self, buf: Buf) {
+        let mut cell = one_line(&buf.out);
         if self.md && cell.contains('|') {
             let escapes = cell.matches('|').count();
             if self.meter.take(escapes) {
                 cell = cell.replace('|', "\\|");
             }
         }
-        let table = self
-            .frames
-            .iter_mut()
-            .rev()
-            .find_map(|fr| match &mut fr.kind {
-                FrameKind::Table(rows) => Some(rows),
-                _ => None,
-            });
+        let table = self.frames.iter_mut().rev().find_map(|k| match k {
+            FrameKind::Table(rows) => Some(rows),
+            _ => None,
+        });
         match table {
             Some(rows) => match rows.last_mut() {
                 Some(r) => r.push(cell),
                 None => rows.push(vec![cell]),
             },
             None => {
-                let m = &mut self.meter;
-                let b = &mut self.frames.last_mut().expect("root frame").buf;
+                let (b, m) = self.out();
                 b.text(&cell, m);
                 b.space = true;
             }
@@ -563,21 +771,24 @@ impl Renderer<'_> {
     /// A list inside a list item sits on the next line; elsewhere a list
     /// is a block of its own.
     fn list_break(&mut self) {
-        // OK because the root frame is never popped.
-        let f = self.frames.last_mut().expect("root frame");
-        if matches!(f.kind, FrameKind::Item(_)) {
-            f.buf.line();
+        let in_item = matches!(self.frames.last(), Some(FrameKind::Item(_)));
+        let b = self.top();
+        if in_item {
+            b.line();
         } else {
-            f.buf.block();
+            b.block();
         }
     }
 }
 
-fn fold(f: Frame, parent: &mut Buf, md: bool, m: &mut Meter) {
-    let (lead, trail) = (f.buf.lead_space, f.buf.space);
-    let inner = f.buf.out;
-    match f.kind {
-        FrameKind::Plain => parent.text(&inner, m),
+fn fold(kind: FrameKind, buf: Buf, parent: &mut Buf, md: bool, m: &mut Meter) {
+    let (lead, trail) = (buf.lead_space, buf.space);
+    let inner = buf.out;
+    // Folding reads the frame's text a bounded number of times.
+    m.scan(inner.len());
+    match kind {
+        // Quotes and items write into their parent as they go.
+        FrameKind::Plain | FrameKind::Quote | FrameKind::Item(_) => parent.text(&inner, m),
         FrameKind::Link(target) => {
             let text = one_line(&inner);
             if text.is_empty() {
@@ -611,8 +822,22 @@ fn fold(f: Frame, parent: &mut Buf, md: bool, m: &mut Meter) {
                 parent.space = true;
             }
             if md && !text.contains('\n') {
-                let s = format!("{mark}{text}{mark}");
-                parent.raw(&s, 2 * mark.len(), m);
+                let s = if mark == "`" {
+                    // A code span is closed by a run of backticks as long
+                    // as its opener (CommonMark): the fence is one longer
+                    // than the longest run inside, and a space pads
+                    // content that starts or ends with a backtick.
+                    let fence = "`".repeat(longest_run(text, b'`') + 1);
+                    let pad = if text.starts_with('`') || text.ends_with('`') {
+                        " "
+                    } else {
+                        ""
+                    };
+                    format!("{fence}{pad}{text}{pad}{fence}")
+                } else {
+                    format!("{mark}{text}{mark}")
+                };
+                parent.raw(&s, s.len() - text.len(), m);
             } else {
                 parent.raw(text, 0, m);
             }
@@ -634,55 +859,6 @@ fn fold(f: Frame, parent: &mut Buf, md: bool, m: &mut Meter) {
             }
             parent.block();
         }
-        FrameKind::Quote => {
-            let text = inner.trim();
-            if text.is_empty() {
-                return;
-            }
-            parent.block();
-            if md {
-                let mut quoted = String::with_capacity(text.len() + 16);
-                for (i, l) in text.lines().enumerate() {
-                    if i > 0 {
-                        quoted.push('\n');
-                    }
-                    quoted.push('>');
-                    if !l.is_empty() {
-                        quoted.push(' ');
-                        quoted.push_str(l);
-                    }
-                }
-                let added = quoted.len().saturating_sub(text.len());
-                parent.raw(&quoted, added, m);
-            } else {
-                parent.raw(text, 0, m);
-            }
-            parent.block();
-        }
-        FrameKind::Item(marker) => {
-            let text = inner.trim();
-            if text.is_empty() {
-                return;
-            }
-            parent.line();
-            if md {
-                let pad = " ".repeat(marker.len());
-                let mut lines = text.lines();
-                let mut s = format!("{marker}{}", lines.next().unwrap_or(""));
-                for l in lines {
-                    s.push('\n');
-                    if !l.is_empty() {
-                        s.push_str(&pad);
-                        s.push_str(l);
-                    }
-                }
-                let added = s.len().saturating_sub(text.len());
-                parent.raw(&s, added, m);
-            } else {
-                parent.raw(text, 0, m);
-            }
-            parent.line();
-        }
         FrameKind::Pre => {
             let text = inner.trim_matches('\n');
             if text.trim().is_empty() {
@@ -690,10 +866,11 @@ fn fold(f: Frame, parent: &mut Buf, md: bool, m: &mut Meter) {
             }
             parent.block();
             if md {
-                let mut fence = "```".to_string();
-                while text.contains(&fence) {
-                    fence.push('`');
-                }
+                // One count of the longest run of backticks, not a search
+                // of the whole text per length tried: a block that is one
+                // long run of backticks must cost its length, not its
+                // square.
+                let fence = "`".repeat(longest_run(text, b'`').max(2) + 1);
                 let s = format!("{fence}\n{text}\n{fence}");
                 parent.raw(&s, 2 * fence.len() + 2, m);
             } else {

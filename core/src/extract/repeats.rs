@@ -31,6 +31,8 @@ use std::collections::hash_map::RandomState;
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hash, Hasher};
 
+use super::work::Work;
+
 /// The shortest paragraph (in characters, whitespace folded) that is
 /// dropped when it repeats.
 pub const MIN_CHARS: usize = 250;
@@ -38,7 +40,7 @@ pub const MIN_CHARS: usize = 250;
 /// `text` without the second and later copies of its long paragraphs
 /// (see the module header). `markdown` says whether code fences are to be
 /// respected.
-pub fn drop_repeated(text: String, markdown: bool) -> String {
+pub fn drop_repeated(text: String, markdown: bool, work: &Work) -> String {
     let hashes = RandomState::new();
     // Hash of the words → indexes into `kept` of the paragraphs shown.
     let mut shown: HashMap<u64, Vec<usize>> = HashMap::new();
@@ -46,6 +48,11 @@ pub fn drop_repeated(text: String, markdown: bool) -> String {
     let mut in_code = false;
     let mut dropped_any = false;
     for para in text.split("\n\n") {
+        // Each paragraph is read a bounded number of times; once the
+        // work must stop, the rest stays as it is.
+        if !work.spend(para.len()) {
+            return text;
+        }
         let fences = if markdown {
             para.lines()
                 .filter(|l| {
@@ -107,7 +114,7 @@ mod tests {
         let (a, b) = (long("alpha"), long("beta"));
         let text = format!("{a}\n\nQ: short?\n\n{b}\n\nQ: short?\n\n{a}\n\nend");
         assert_eq!(
-            drop_repeated(text, false),
+            drop_repeated(text, false, &Work::unbounded()),
             format!("{a}\n\nQ: short?\n\n{b}\n\nQ: short?\n\nend")
         );
     }
@@ -117,7 +124,7 @@ mod tests {
         let a = long("gamma");
         let spaced = a.replace(' ', "\n  ");
         let text = format!("{a}\n\n{spaced}");
-        assert_eq!(drop_repeated(text, false), a);
+        assert_eq!(drop_repeated(text, false, &Work::unbounded()), a);
     }
 
     #[test]
@@ -126,7 +133,7 @@ mod tests {
         let a = long("delta");
         let near = format!("{a}!");
         let text = format!("{short}\n\n{short}\n\n{a}\n\n{near}");
-        assert_eq!(drop_repeated(text.clone(), false), text);
+        assert_eq!(drop_repeated(text.clone(), false, &Work::unbounded()), text);
     }
 
     /// Length is counted with whitespace folded: a paragraph long only
@@ -137,7 +144,7 @@ mod tests {
         let spaced = "ab    ".repeat(MIN_CHARS / 3 - 1);
         assert!(spaced.len() >= MIN_CHARS && folded_chars(&spaced) < MIN_CHARS);
         let text = format!("{spaced}\n\n{spaced}");
-        assert_eq!(drop_repeated(text.clone(), false), text);
+        assert_eq!(drop_repeated(text.clone(), false, &Work::unbounded()), text);
     }
 
     #[test]
@@ -146,7 +153,7 @@ mod tests {
         // A repeated paragraph inside a fence, and a fence of its own.
         let text = format!("```\n{a}\n\n{a}\n```\n\n```\n{a}\n```\n\n{a}\n\n{a}");
         assert_eq!(
-            drop_repeated(text, true),
+            drop_repeated(text, true, &Work::unbounded()),
             format!("```\n{a}\n\n{a}\n```\n\n```\n{a}\n```\n\n{a}")
         );
     }
