@@ -83,7 +83,7 @@ fn main() {
         }
     }
     println!(
-        "worst time: {} at {:.2}x the plain article (bound 10x); worst memory: {} at {:.2}x (bound 5x)",
+        "worst time: {} at {:.2}x the plain article (bound 4x); worst memory: {} at {:.2}x (bound 3x)",
         worst_t.0, worst_t.1, worst_m.0, worst_m.1
     );
 }

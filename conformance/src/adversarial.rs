@@ -301,6 +301,78 @@ pub fn families() -> Vec<Family> {
             page: |n| fill("<body>", "<ul><li>a<li>b</ul>", "", n),
         },
         Family {
+            name: "one run of backticks in a code block",
+            page: |n| fill("<body><pre>", "`", "</pre>", n),
+        },
+        Family {
+            name: "backtick runs in inline code",
+            page: |n| fill("<body><p>", "<code>a``b```c````d`</code> ", "</p>", n),
+        },
+        Family {
+            name: "links inside a code block",
+            page: |n| fill("<body><pre>", "<a href=\"/x\">l</a>\n", "</pre>", n),
+        },
+        Family {
+            name: "a code block of short lines inside six quotes",
+            page: |n| {
+                fill(
+                    &format!("<body>{}<pre>", "<blockquote>".repeat(6)),
+                    "a\n",
+                    "</pre>",
+                    n,
+                )
+            },
+        },
+        Family {
+            name: "lines of a list item inside quotes",
+            page: |n| {
+                fill(
+                    "<body><blockquote><blockquote><ul><li>",
+                    "a<br>",
+                    "</li></ul>",
+                    n,
+                )
+            },
+        },
+        Family {
+            name: "many tables with wide header rows",
+            page: |n| {
+                let head = "<th>h</th>".repeat(200);
+                fill(
+                    "<body>",
+                    &format!("<table><tr>{head}</tr><tr><td>x</td></tr></table>"),
+                    "",
+                    n,
+                )
+            },
+        },
+        Family {
+            name: "a huge colspan on every cell",
+            page: |n| {
+                fill(
+                    "<body><table>",
+                    "<tr><td colspan=1000>x</td></tr>",
+                    "</table>",
+                    n,
+                )
+            },
+        },
+        Family {
+            name: "streamed segments placed in a cycle",
+            page: |n| {
+                segments(
+                    |i| {
+                        format!(
+                            "<div hidden id=\"S:{i:x}\"><p>x</p><template id=\"P:{:x}\"></template>\
+                             <template id=\"P:{i:x}\"></template><template id=\"P:0\"></template></div>",
+                            i + 1
+                        )
+                    },
+                    n,
+                )
+            },
+        },
+        Family {
             name: "forms and noscript blocks",
             page: |n| {
                 fill(
