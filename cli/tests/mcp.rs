@@ -256,8 +256,9 @@ fn a_rate_limited_search_carries_its_wait_in_meta() {
 }
 
 /// The host's `--resolve` / `--connect-to` apply to the search endpoint
-/// as to fetches, and `--audit` writes one record per call that reached
-/// the network, queries redacted unless `--reveal-queries`.
+/// as to fetches, and `--audit` writes one record per call, refused ones
+/// included (the same record `webgate call --audit` writes), queries
+/// redacted unless `--reveal-queries`.
 #[test]
 fn search_follows_the_host_pins_and_calls_are_audited() {
     let gateway = Gateway::start(
@@ -296,9 +297,17 @@ fn search_follows_the_host_pins_and_calls_are_audited() {
             let r = call(&client, "web_search", json!({"query": "a secret query"})).await;
             assert_eq!(r.is_error, Some(false), "{}", text(&r));
             assert!(text(&r).contains("rust-lang.org"), "{}", text(&r));
-            // Refused before the network: no record.
+            // Refused before the network: a record too, of every kind.
             let r = call(&client, "web_search", json!({"query": ""})).await;
             assert_eq!(r.is_error, Some(true));
+            for args in [
+                json!({"url": "https://127.0.0.1/"}),
+                json!({"url": "https://169.254.169.254/latest/"}),
+                json!({"url": "http://a.example/"}),
+                json!({"url": "https://a.example/", "max_chars": 0}),
+            ] {
+                call(&client, "web_fetch", args).await;
+            }
             client.cancel().await.unwrap();
         });
         let records: Vec<Value> = std::fs::read_to_string(&log)
@@ -307,7 +316,30 @@ fn search_follows_the_host_pins_and_calls_are_audited() {
             .filter_map(|l| serde_json::from_str(l).ok())
             .collect();
         let _ = std::fs::remove_file(&log);
-        assert_eq!(records.len(), 1, "{records:?}");
+        assert_eq!(records.len(), 6, "{records:?}");
+        let refused: Vec<(&str, &str, &str)> = records[1..]
+            .iter()
+            .map(|r| {
+                (
+                    r["tool"].as_str().unwrap(),
+                    r["class"].as_str().unwrap(),
+                    r["id"].as_str().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            refused,
+            [
+                ("web_search", "hard", "search.arg.query_empty"),
+                ("web_fetch", "hard", "fetch.url.ip_literal"),
+                ("web_fetch", "hard", "fetch.url.ip_literal"),
+                ("web_fetch", "soft", "fetch.url.scheme"),
+                ("web_fetch", "hard", "fetch.arg.max_chars"),
+            ]
+        );
+        assert_eq!(records[2]["admission"], "fetch.url.ip_literal");
+        assert_eq!(records[2]["requested_url"], "https://127.0.0.1/");
+        assert_eq!(records[5]["args_refused"], "fetch.arg.max_chars");
         assert_eq!(records[0]["tool"], "web_search");
         assert_eq!(records[0]["status"], 200);
         assert_eq!(records[0]["query_chars"], 14);

@@ -449,6 +449,17 @@ pub struct SearchAudit {
 }
 
 impl SearchAudit {
+    /// The record of a search refused because no provider is configured.
+    pub(crate) fn unavailable(outcome: &crate::tool::Outcome) -> SearchAudit {
+        SearchAudit {
+            tool: "web_search",
+            provider: "none",
+            class: outcome.class.as_str(),
+            id: outcome.id,
+            ..Default::default()
+        }
+    }
+
     /// The record as one line of JSON.
     pub fn to_json_line(&self) -> String {
         // OK because every field serializes (strings, numbers, options).

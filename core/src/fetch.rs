@@ -66,6 +66,18 @@ impl Fetched {
     }
 }
 
+/// What refused a call before anything was sent (see
+/// [`Fetcher::refused_record`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// Its arguments.
+    Arguments,
+    /// Its URL, by the admission rules.
+    Admission,
+    /// A rule of the agent layer (a budget).
+    Other,
+}
+
 /// Options of one typed fetch (the model's `max_chars` and `raw`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -258,6 +270,36 @@ impl Fetcher {
             "web_fetch done"
         );
         (outcome, audit)
+    }
+
+    /// The record of a call refused before anything was sent: its
+    /// arguments (`args_refused` names the message), its URL (`admission`
+    /// does), or the agent layer's own rules (the outcome's id says
+    /// which). `url` is the `url` argument, redacted as every record's.
+    pub(crate) fn refused_record(
+        &self,
+        url: Option<&str>,
+        refused: Refused,
+        outcome: &Outcome,
+        started: Instant,
+    ) -> FetchAudit {
+        let mut audit = FetchAudit::new();
+        audit.requested_url = url.map(|u| self.inner.audit.url(u));
+        match refused {
+            Refused::Arguments => audit.args_refused = Some(outcome.id),
+            Refused::Admission => audit.admission = Some(outcome.id),
+            Refused::Other => {}
+        }
+        audit.class = outcome.class.as_str();
+        audit.id = outcome.id;
+        audit.total_ms = ms(started.elapsed());
+        tracing::info!(
+            target: "webgate",
+            class = audit.class,
+            id = audit.id,
+            "web_fetch refused before the network"
+        );
+        audit
     }
 
     /// The typed API: fetch one URL.

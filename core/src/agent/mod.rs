@@ -38,6 +38,7 @@ use crate::messages::{
     Action, Class, EmptyWhy, EnvelopeSource, FetchError, Note, OptionError, SearchError, SearchOk,
     SearchRow,
 };
+use crate::fetch::Refused;
 use crate::policy::admission::display_form;
 use crate::policy::robots::RobotsMemo;
 use crate::search::Searcher;
@@ -152,8 +153,9 @@ pub struct ToolReply {
     pub summary: String,
     /// The query of a search that reached the provider.
     pub query: Option<String>,
-    /// The call's audit record, when it went as far as the network (a
-    /// call refused before that has none).
+    /// The call's audit record: every call of a known tool has one, a
+    /// call refused before the network too (its arguments, its URL, a
+    /// spent budget, no provider), with the message id that refused it.
     pub audit: Option<CallAudit>,
 }
 
@@ -376,6 +378,7 @@ impl Run {
 
     /// `web_fetch` with the options.
     pub async fn fetch(&self, args: &Value) -> ToolReply {
+        let started = tokio::time::Instant::now();
         let tb = &self.toolbox;
         let o = &tb.options;
         let mut notes = Vec::new();
@@ -405,16 +408,28 @@ impl Run {
                 },
             )
         };
+        // Every call has a record, a refused one too: the attempts a host
+        // most wants to see (a private address, a metadata URL) are the
+        // ones refused before the network.
+        let url_arg = args.get("url").and_then(Value::as_str);
+        let refused = |outcome: Outcome, notes: Vec<Note>, why: Refused| {
+            let record = tb
+                .fetcher
+                .refused_record(url_arg, why, &outcome, started);
+            let mut r = finish(outcome, notes, None);
+            r.audit = Some(CallAudit::Fetch(record));
+            r
+        };
         let a = match parse_fetch_args(args, tb.fetcher.policy()) {
             Ok(a) => a,
-            Err(e) => return finish(FetchError::from(e).into(), notes, None),
+            Err(e) => return refused(FetchError::from(e).into(), notes, Refused::Arguments),
         };
         let offset = if o.paging {
             match args.get("offset") {
                 None | Some(Value::Null) => 0,
                 Some(v) => match whole_number(v) {
                     Some(n) => n,
-                    None => return finish(OptionError::Offset.into(), notes, None),
+                    None => return refused(OptionError::Offset.into(), notes, Refused::Arguments),
                 },
             }
         } else {
@@ -424,12 +439,26 @@ impl Run {
         // it spends no budget: the fetch budget counts calls that went as
         // far as the lookup.
         let admitted = crate::policy::admission::admit(&a.url, tb.fetcher.policy());
-        let mut audit = None;
+        let audit;
         let fetched = match admitted {
-            Err(r) => Err(FetchError::Url(r)),
+            Err(r) => {
+                let e = FetchError::Url(r);
+                let record = tb.fetcher.refused_record(
+                    url_arg,
+                    Refused::Admission,
+                    &Outcome::from(e.clone()),
+                    started,
+                );
+                audit = Some(CallAudit::Fetch(record));
+                Err(e)
+            }
             Ok(page) => match take(&self.fetches, o.fetch_budget) {
                 Err(limit) => {
-                    return finish(OptionError::FetchBudget { limit }.into(), notes, None)
+                    return refused(
+                        OptionError::FetchBudget { limit }.into(),
+                        notes,
+                        Refused::Other,
+                    )
                 }
                 Ok(ticket) => {
                     if ticket.last {
@@ -604,6 +633,7 @@ impl Run {
     /// `web_search` with the options. Without a provider, the call is a
     /// hard failure saying so.
     pub async fn search(&self, args: &Value) -> ToolReply {
+        let started = tokio::time::Instant::now();
         let tb = &self.toolbox;
         let o = &tb.options;
         let mut notes = Vec::new();
@@ -620,26 +650,44 @@ impl Run {
         };
         let unknown = Action::SearchedTheWeb.to_string();
         let Some(searcher) = &tb.searcher else {
-            return fail(OptionError::SearchUnavailable.into(), notes, unknown);
+            let outcome = Outcome::from(OptionError::SearchUnavailable);
+            let record = crate::audit::SearchAudit::unavailable(&outcome);
+            let mut r = fail(outcome, notes, unknown);
+            r.audit = Some(CallAudit::Search(record));
+            return r;
+        };
+        // Every call has a record, a refused one too.
+        let refused = |outcome: Outcome, notes: Vec<Note>, summary: String, args: bool| {
+            let record = searcher.refused_record(&outcome, args, started);
+            let mut r = fail(outcome, notes, summary);
+            r.audit = Some(CallAudit::Search(record));
+            r
         };
         let args = if o.search_aliases {
             match search_view::apply_aliases(args) {
                 Ok(a) => a,
-                Err(e) => return fail(e.into(), notes, unknown),
+                Err(e) => return refused(e.into(), notes, unknown, true),
             }
         } else {
             args.clone()
         };
         let accepted = match parse_search_args(&args) {
             Ok(a) => a,
-            Err(e) => return fail(SearchError::from(e).into(), notes, unknown),
+            Err(e) => return refused(SearchError::from(e).into(), notes, unknown, true),
         };
         let summary = Action::Searched {
             query: &accepted.query,
         }
         .to_string();
         let ticket = match take(&self.searches, o.search_budget) {
-            Err(limit) => return fail(OptionError::SearchBudget { limit }.into(), notes, summary),
+            Err(limit) => {
+                return refused(
+                    OptionError::SearchBudget { limit }.into(),
+                    notes,
+                    summary,
+                    false,
+                )
+            }
             Ok(t) => t,
         };
         if ticket.last {

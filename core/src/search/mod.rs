@@ -185,6 +185,24 @@ impl Searcher {
         (result, audit)
     }
 
+    /// The record of a call refused before anything was sent: by its
+    /// arguments (`args_refused`), or by the agent layer's own rules (the
+    /// outcome's id says which).
+    pub(crate) fn refused_record(
+        &self,
+        outcome: &Outcome,
+        args_refused: bool,
+        started: tokio::time::Instant,
+    ) -> SearchAudit {
+        let mut audit = self.new_audit();
+        if args_refused {
+            audit.args_refused = Some(outcome.id);
+        }
+        let span = self.span(&audit);
+        self.finish_audit(&mut audit, outcome, started, &span);
+        audit
+    }
+
     fn new_audit(&self) -> SearchAudit {
         SearchAudit {
             tool: "web_search",
