@@ -56,6 +56,16 @@ struct Server {
     listeners: Arc<std::sync::Mutex<Vec<SubscriptionSink>>>,
     /// Write each call's audit record to stderr (`--audit`).
     audit: bool,
+    /// The calls in progress, where the line filter's cancels reach them.
+    calls: crate::mcp_wire::Calls,
+}
+
+/// How a call ended.
+enum Ended<T> {
+    Replied(T),
+    /// Cancelled; by the line filter, which waits on the sender to know
+    /// the call has let go of its work.
+    Cancelled(Option<tokio::sync::oneshot::Sender<()>>),
 }
 
 fn object(v: Value) -> serde_json::Map<String, Value> {
@@ -153,14 +163,37 @@ impl ServerHandler for Server {
         let observer: progress::Observer = Arc::new(move |p| {
             let _ = tx.send(p);
         });
-        let call = progress::observed(observer, self.run.call(&request.name, &args));
-        // A cancel drops the call: its connections close with it, and the
-        // budget unit it held is given back (the Run's tickets).
-        let reply = tokio::select! {
-            r = call => r,
-            () = context.ct.cancelled() => {
+        let key = serde_json::to_value(&context.id)
+            .map(|id| crate::mcp_wire::id_key(&id))
+            .unwrap_or_default();
+        let mut filter_cancel = match self.calls.start(&key) {
+            crate::mcp_wire::Start::Run(rx) => rx,
+            crate::mcp_wire::Start::Cancelled => {
                 if let Some(t) = notifier {
                     t.abort();
+                }
+                return Err(ErrorData::internal_error(CANCELLED, None));
+            }
+        };
+        let call = progress::observed(observer, self.run.call(&request.name, &args));
+        // A cancel drops the call: its connections close with it, and the
+        // budget unit it held is given back (the Run's tickets). The call's
+        // future is gone once `select!` returns; only then is the filter
+        // told, so that it reads the next line after the unit is back.
+        let ended = tokio::select! {
+            r = call => Ended::Replied(r),
+            () = context.ct.cancelled() => Ended::Cancelled(None),
+            Ok(done) = &mut filter_cancel => Ended::Cancelled(Some(done)),
+        };
+        self.calls.end(&key);
+        let reply = match ended {
+            Ended::Replied(r) => r,
+            Ended::Cancelled(done) => {
+                if let Some(t) = notifier {
+                    t.abort();
+                }
+                if let Some(done) = done {
+                    let _ = done.send(());
                 }
                 return Err(ErrorData::internal_error(CANCELLED, None));
             }
@@ -211,16 +244,26 @@ impl ServerHandler for Server {
     }
 }
 
-/// Serves `toolbox` on stdin/stdout until the client goes away.
-pub async fn serve(toolbox: Arc<Toolbox>, audit: bool) -> Result<(), String> {
+/// Serves `toolbox` on stdin/stdout until the client goes away, with at
+/// most `in_flight` requests handed to the SDK whose replies are not yet
+/// written out.
+pub async fn serve(toolbox: Arc<Toolbox>, audit: bool, in_flight: usize) -> Result<(), String> {
+    let calls = crate::mcp_wire::Calls::default();
     let server = Server {
         run: Arc::new(toolbox.start_run()),
         audit,
         listeners: Arc::default(),
+        calls: calls.clone(),
     };
     // The line discipline in front of the SDK (`mcp_wire`): JSON-RPC's
-    // error replies for what rmcp would drop or misname.
-    let (sdk, written) = crate::mcp_wire::start(tokio::io::stdin(), tokio::io::stdout());
+    // error replies for what rmcp would drop or misname, the bound on
+    // requests in flight, and cancels carried out in order.
+    let (sdk, written) = crate::mcp_wire::start(
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+        crate::mcp_wire::Limits { in_flight },
+        calls,
+    );
     let running = server.serve(sdk).await.map_err(|e| format!("mcp: {e}"))?;
     let ended = running
         .waiting()

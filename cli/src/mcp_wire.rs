@@ -13,10 +13,26 @@
 //!
 //! Why a filter and not a patch: the SDK is bounded from outside; what it
 //! receives is always a well-formed request it handles as it should.
+//!
+//! Two bounds live here too, for the same reason:
+//!
+//! - **Requests in flight.** Each request handed to the SDK holds one of
+//!   [`Limits::in_flight`] permits until its reply has been written out;
+//!   with none left, the filter stops reading. A client that pipelines
+//!   20,000 requests without reading replies makes the server wait, not
+//!   grow: memory holds at most that many calls and replies.
+//! - **Cancels before what follows.** `notifications/cancelled` for a
+//!   call in progress is carried out before the next line is read: the
+//!   call (see [`Calls`]) drops its work and gives its budget unit back,
+//!   then the filter reads on. A call cancelled and followed at once by
+//!   another never finds the first one's unit still held.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
 
 /// The longest line passed on (rmcp's own limit is 16 MiB; this stays
 /// under it so that no line reaches rmcp only to be dropped there).
@@ -26,11 +42,23 @@ pub const MAX_LINE: usize = 16 * 1024 * 1024 - 1024;
 #[derive(Debug, PartialEq)]
 pub enum Verdict {
     /// Hand it to the SDK.
-    Forward,
+    Forward(Line),
     /// Answer it here with this JSON-RPC error reply (one line, no newline).
     Reply(String),
     /// Nothing (a blank line).
     Skip,
+}
+
+/// What a line handed to the SDK is, for the filter's bounds.
+#[derive(Debug, PartialEq)]
+pub enum Line {
+    /// A request, by the key of its id ([`id_key`]): it holds a permit
+    /// until its reply is written out.
+    Request(String),
+    /// `notifications/cancelled` for the request with this id key.
+    Cancel(String),
+    /// A reply to the server, or another notification.
+    Other,
 }
 
 /// The session state the filter keeps: whether `initialize` was seen.
@@ -81,15 +109,23 @@ impl Wire {
         }
         let Some(method) = m.get("method") else {
             // A response to one of the server's own requests.
-            return Verdict::Forward;
+            return Verdict::Forward(Line::Other);
         };
         let Some(method) = method.as_str() else {
             return error(echo, -32600, "Invalid Request: method must be a string");
         };
-        if id.is_none() {
+        let Some(id) = id else {
             // A notification: never answered, errors included.
-            return Verdict::Forward;
-        }
+            let cancels = m
+                .get("params")
+                .and_then(|p| p.get("requestId"))
+                .filter(|_| method == "notifications/cancelled");
+            return Verdict::Forward(match cancels {
+                Some(request) => Line::Cancel(id_key(request)),
+                None => Line::Other,
+            });
+        };
+        let forward = Verdict::Forward(Line::Request(id_key(id)));
         match method {
             "initialize" => {
                 if self.initialized {
@@ -100,7 +136,7 @@ impl Wire {
                     );
                 }
                 self.initialized = true;
-                Verdict::Forward
+                forward
             }
             "tools/call" => {
                 let params = m.get("params");
@@ -120,9 +156,9 @@ impl Wire {
                 if !args_ok {
                     return error(echo, -32602, "Invalid params: arguments must be an object");
                 }
-                Verdict::Forward
+                forward
             }
-            _ => Verdict::Forward,
+            _ => forward,
         }
     }
 }
@@ -167,13 +203,121 @@ async fn next_line<R: AsyncRead + Unpin>(
     }
 }
 
+/// The bounds the filter keeps (see the module header).
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Requests handed to the SDK whose replies are not yet written out.
+    pub in_flight: usize,
+}
+
+/// How long a cancel waits for its call to let go (the call drops its
+/// work at once; this only bounds a call that is stuck elsewhere).
+const CANCEL_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The most cancels of calls not (yet) seen that are remembered.
+const EARLY_CANCELS: usize = 1024;
+
+/// The calls in progress, by JSON-RPC id, shared by the filter and the
+/// server: how a cancel reaches a call before the next line is read.
+#[derive(Clone, Default)]
+pub struct Calls(Arc<Mutex<CallTable>>);
+
+#[derive(Default)]
+struct CallTable {
+    /// A running call: where to send the sender it answers on once it
+    /// has let go of its work.
+    running: HashMap<String, oneshot::Sender<oneshot::Sender<()>>>,
+    /// Cancels that came before their call started (in order, bounded).
+    early: VecDeque<String>,
+}
+
+/// What [`Calls::start`] says of a call.
+pub enum Start {
+    /// Run it; cancelled when this resolves (answer on the sender it
+    /// gives once the work is dropped).
+    Run(oneshot::Receiver<oneshot::Sender<()>>),
+    /// Its cancel came first: do not start it.
+    Cancelled,
+}
+
+impl Calls {
+    /// A call with JSON-RPC id `id` starts.
+    pub fn start(&self, id: &str) -> Start {
+        let Ok(mut t) = self.0.lock() else {
+            return Start::Cancelled;
+        };
+        if let Some(i) = t.early.iter().position(|e| e == id) {
+            t.early.remove(i);
+            return Start::Cancelled;
+        }
+        let (tx, rx) = oneshot::channel();
+        t.running.insert(id.to_string(), tx);
+        Start::Run(rx)
+    }
+
+    /// The call with id `id` ended.
+    pub fn end(&self, id: &str) {
+        if let Ok(mut t) = self.0.lock() {
+            t.running.remove(id);
+        }
+    }
+
+    /// Cancels the call with id `id`; resolves once it has let go of its
+    /// work (at most [`CANCEL_WAIT`]). A call not yet started is
+    /// remembered and never starts.
+    async fn cancel(&self, id: &str) {
+        let running = {
+            let Ok(mut t) = self.0.lock() else {
+                return;
+            };
+            let running = t.running.remove(id);
+            if running.is_none() {
+                if t.early.len() >= EARLY_CANCELS {
+                    t.early.pop_front();
+                }
+                t.early.push_back(id.to_string());
+            }
+            running
+        };
+        if let Some(call) = running {
+            let (done, let_go) = oneshot::channel();
+            if call.send(done).is_ok() {
+                let _ = tokio::time::timeout(CANCEL_WAIT, let_go).await;
+            }
+        }
+    }
+}
+
+/// The key of a JSON-RPC id (its JSON text: `7` and `"7"` differ).
+pub fn id_key(id: &Value) -> String {
+    id.to_string()
+}
+
+/// The id of a reply (a line with an id and no method).
+fn reply_id(line: &[u8]) -> Option<String> {
+    let v: Value = serde_json::from_slice(line).ok()?;
+    if v.get("method").is_some() {
+        return None;
+    }
+    Some(id_key(v.get("id")?))
+}
+
+/// The permits of the requests in flight, by id (a client may reuse an
+/// id: each request holds its own permit).
+type Permits = Arc<Mutex<HashMap<String, Vec<OwnedSemaphorePermit>>>>;
+
 /// The SDK's side of the filter: what it reads and where it writes.
 pub type SdkSide = (tokio::io::DuplexStream, tokio::io::DuplexStream);
 
 /// Starts the filter between `input`/`output` (stdin/stdout) and the SDK.
 /// Returns the SDK's transport and a task that ends once everything the
 /// SDK wrote has been written out.
-pub fn start<R, W>(input: R, mut output: W) -> (SdkSide, tokio::task::JoinHandle<()>)
+pub fn start<R, W>(
+    input: R,
+    mut output: W,
+    limits: Limits,
+    calls: Calls,
+) -> (SdkSide, tokio::task::JoinHandle<()>)
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
@@ -181,12 +325,26 @@ where
     let (sdk_in, mut to_sdk) = tokio::io::duplex(1 << 20);
     let (from_sdk, sdk_out) = tokio::io::duplex(1 << 20);
     let (tx, mut rx) = mpsc::channel::<Vec<u8>>(64);
+    let slots = Arc::new(Semaphore::new(limits.in_flight.max(1)));
+    let permits: Permits = Arc::default();
 
-    // One writer: whole lines only.
+    // One writer: whole lines only. A reply written out gives its
+    // request's permit back.
+    let held = permits.clone();
     let writer = tokio::spawn(async move {
         while let Some(line) = rx.recv().await {
             if output.write_all(&line).await.is_err() || output.flush().await.is_err() {
                 break;
+            }
+            if let Some(id) = reply_id(&line) {
+                if let Ok(mut p) = held.lock() {
+                    if let Some(list) = p.get_mut(&id) {
+                        list.pop();
+                        if list.is_empty() {
+                            p.remove(&id);
+                        }
+                    }
+                }
             }
         }
     });
@@ -232,7 +390,27 @@ where
                         break;
                     }
                 }
-                Verdict::Forward => {
+                Verdict::Forward(kind) => {
+                    match kind {
+                        Line::Cancel(id) => {
+                            // Carried out before the next line is read.
+                            calls.cancel(&id).await;
+                            if let Ok(mut p) = permits.lock() {
+                                p.remove(&id);
+                            }
+                        }
+                        Line::Request(id) => {
+                            // With every slot taken, stop reading until a
+                            // reply is written out.
+                            let Ok(permit) = slots.clone().acquire_owned().await else {
+                                break;
+                            };
+                            if let Ok(mut p) = permits.lock() {
+                                p.entry(id).or_default().push(permit);
+                            }
+                        }
+                        Line::Other => {}
+                    }
                     line.push(b'\n');
                     if to_sdk.write_all(&line).await.is_err() {
                         break;
@@ -296,20 +474,24 @@ mod tests {
     fn good_messages_pass_and_initialize_passes_once() {
         let mut w = Wire::default();
         let init = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#;
-        assert_eq!(w.check(init), Verdict::Forward);
+        assert_eq!(w.check(init), Verdict::Forward(Line::Request("1".into())));
         assert_eq!(
             w.check(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
-            Verdict::Forward
+            Verdict::Forward(Line::Other)
+        );
+        assert_eq!(
+            w.check(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"x"}}"#),
+            Verdict::Forward(Line::Cancel("\"x\"".into()))
         );
         assert_eq!(
             w.check(
                 br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"web_fetch"}}"#
             ),
-            Verdict::Forward
+            Verdict::Forward(Line::Request("3".into()))
         );
         assert_eq!(
             w.check(br#"{"jsonrpc":"2.0","id":9,"result":{}}"#),
-            Verdict::Forward
+            Verdict::Forward(Line::Other)
         );
         let r = reply(w.check(init));
         assert_eq!(

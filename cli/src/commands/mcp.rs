@@ -33,6 +33,12 @@ pub(crate) struct McpArgs {
     agent: AgentFlags,
     #[command(flatten)]
     audit: AuditOptions,
+    /// At most this many requests handled at once (calls, lists, pings):
+    /// past it the server stops reading until a reply has been written
+    /// out, so a client that sends faster than it reads makes the server
+    /// wait, not grow.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u16).range(1..))]
+    max_concurrent_calls: u16,
 }
 
 /// Runs `mcp` until the client closes the session.
@@ -40,7 +46,14 @@ pub(crate) fn run(a: McpArgs) -> ExitCode {
     if let Err(e) = a.audit.init_log() {
         return usage(&e);
     }
-    serve(&a.net, &a.policy, &a.provider, &a.agent, &a.audit)
+    serve(
+        &a.net,
+        &a.policy,
+        &a.provider,
+        &a.agent,
+        &a.audit,
+        usize::from(a.max_concurrent_calls),
+    )
 }
 
 fn serve(
@@ -49,6 +62,7 @@ fn serve(
     provider: &ProviderOptions,
     agent: &AgentFlags,
     audit: &AuditOptions,
+    in_flight: usize,
 ) -> ExitCode {
     let fetcher = match build_fetcher(net, policy, audit.settings()) {
         Ok(f) => f,
@@ -76,7 +90,7 @@ fn serve(
         let mut options = agent.options();
         options.reader_prefix = policy.reader.clone();
         let toolbox = Arc::new(Toolbox::new(fetcher, searcher, options));
-        mcp::serve(toolbox, audit.audit).await
+        mcp::serve(toolbox, audit.audit, in_flight).await
     });
     match served {
         Ok(()) => ExitCode::SUCCESS,
