@@ -54,6 +54,19 @@ pub struct Fetched {
 }
 
 impl Fetched {
+    /// The text without its title line (contract §13): what the page
+    /// itself says.
+    pub fn body(&self) -> &str {
+        let Some(title) = &self.title else {
+            return &self.text;
+        };
+        let rest = self.text.strip_prefix("# ").unwrap_or(&self.text);
+        match rest.strip_prefix(title.as_str()) {
+            Some(r) if r.is_empty() || r.starts_with('\n') => r.trim_start_matches('\n'),
+            _ => &self.text,
+        }
+    }
+
     /// The contract's exact result text: header, blank line, text.
     pub fn render(&self) -> String {
         FetchOk {

@@ -19,9 +19,12 @@ fn base_of(url: &str) -> url::Url {
     url::Url::parse(url).unwrap_or_else(|_| url::Url::parse("https://example.invalid/").unwrap())
 }
 
-/// The news sample's F1 (4-token shingles): 0.9857 now (the whole set:
-/// 0.980).
-const NEWS_F1: f64 = 0.984;
+/// The news sample's F1 (4-token shingles): 0.9728 now (the whole set:
+/// 0.967). Lowered from 0.984 on purpose when the text began to start
+/// with the page's title (contract §13): the benchmark's reference keeps
+/// the headline apart from the article body, so every title line is
+/// counted as text the reference lacks (0.013 on the whole set).
+const NEWS_F1: f64 = 0.972;
 
 /// The WCXB sample's F1 (bag of words) overall and per page type, now:
 /// overall 0.840; article 0.952, collection 0.788, documentation 0.960,
@@ -44,11 +47,12 @@ const NEWS_F1: f64 = 0.984;
 /// --held-out`, in BENCHMARKS.md).
 const WCXB_F1: f64 = 0.838;
 const WCXB_TYPES: [(&str, f64); 7] = [
-    ("article", 0.950),
+    // 0.950 before the title line (0.949 now).
+    ("article", 0.948),
     ("collection", 0.786),
     ("documentation", 0.958),
     ("forum", 0.787),
-    ("listing", 0.772),
+    ("listing", 0.771),
     ("product", 0.727),
     ("service", 0.887),
 ];

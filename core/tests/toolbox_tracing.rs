@@ -168,7 +168,6 @@ fn toolbox_calls_are_audited_like_the_tools() {
     assert_eq!(spans, direct_spans);
     assert_eq!(events, direct_events);
     assert!(spans.contains(&"web_search".to_string()), "{spans:?}");
-
 }
 
 /// A call refused before the network has its record too, the one the
@@ -195,11 +194,20 @@ fn refused_calls_have_the_tools_own_record() {
     };
     for (args, id) in [
         (json!({"url": "https://127.0.0.1/"}), "fetch.url.ip_literal"),
-        (json!({"url": "https://169.254.169.254/latest/"}), "fetch.url.ip_literal"),
+        (
+            json!({"url": "https://169.254.169.254/latest/"}),
+            "fetch.url.ip_literal",
+        ),
         (json!({"url": "http://a.example/"}), "fetch.url.scheme"),
-        (json!({"url": "https://u:p@a.example/"}), "fetch.url.userinfo"),
+        (
+            json!({"url": "https://u:p@a.example/"}),
+            "fetch.url.userinfo",
+        ),
         (json!({"url": "https://a.example:8443/"}), "fetch.url.port"),
-        (json!({"url": "https://a.example/", "max_chars": 0}), "fetch.arg.max_chars"),
+        (
+            json!({"url": "https://a.example/", "max_chars": 0}),
+            "fetch.arg.max_chars",
+        ),
         (json!({"nourl": 1}), "fetch.arg.url"),
     ] {
         let run = tb.start_run();

@@ -33,12 +33,12 @@ use serde_json::Value;
 use crate::args::parse_fetch_args;
 use crate::args::parse_search_args;
 use crate::body::text::truncate_chars;
+use crate::fetch::Refused;
 use crate::fetch::{FetchOptions, Fetched, Fetcher};
 use crate::messages::{
     Action, Class, EmptyWhy, EnvelopeSource, FetchError, Note, OptionError, SearchError, SearchOk,
     SearchRow,
 };
-use crate::fetch::Refused;
 use crate::policy::admission::display_form;
 use crate::policy::robots::RobotsMemo;
 use crate::search::Searcher;
@@ -413,9 +413,7 @@ impl Run {
         // ones refused before the network.
         let url_arg = args.get("url").and_then(Value::as_str);
         let refused = |outcome: Outcome, notes: Vec<Note>, why: Refused| {
-            let record = tb
-                .fetcher
-                .refused_record(url_arg, why, &outcome, started);
+            let record = tb.fetcher.refused_record(url_arg, why, &outcome, started);
             let mut r = finish(outcome, notes, None);
             r.audit = Some(CallAudit::Fetch(record));
             r

@@ -33,7 +33,9 @@ pub fn unusable(direct: &Result<Fetched, FetchError>) -> Option<ReaderWhy> {
         Ok(f) if f.extraction == Extraction::Plain => None,
         Ok(f) if is_block_page(&f.text) => Some(ReaderWhy::BlockPage),
         Ok(f) => {
-            let chars = f.text.chars().count();
+            // The page's own text: its title line says what it is, not
+            // that it has something to read.
+            let chars = f.body().chars().count();
             // A page the body cap cut is long, not thin.
             (chars < THIN_PAGE_CHARS && !f.truncated).then_some(ReaderWhy::Thin(chars))
         }
@@ -57,7 +59,7 @@ pub fn reader_url(prefix: &str, page: &str) -> String {
 pub fn better(reader: &Fetched, direct: &Result<Fetched, FetchError>) -> bool {
     let chars = reader.text.chars().count();
     let direct_chars = match direct {
-        Ok(f) if !is_block_page(&f.text) => f.text.chars().count(),
+        Ok(f) if !is_block_page(&f.text) => f.body().chars().count(),
         _ => 0,
     };
     chars > direct_chars && !is_block_page(&reader.text)

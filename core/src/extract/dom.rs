@@ -163,7 +163,10 @@ fn is_junk_tag(t: &LocalName) -> bool {
             | local_name!("style")
             | local_name!("template")
             | local_name!("svg")
-            | local_name!("math")
+            // MathML is read (its tokens are text: `x`, `=`, `2`); its
+            // annotations repeat the formula in TeX or markup.
+            | local_name!("annotation")
+            | local_name!("annotation-xml")
             | local_name!("iframe")
             | local_name!("frame")
             | local_name!("frameset")
@@ -587,7 +590,8 @@ impl Doc {
             // sees it: some pages (Discourse threads) carry their whole
             // content there. A short one is a "turn on JavaScript" notice
             // or a tracking pixel, and is dropped.
-            let notice = n.tag() == Some("noscript") && n.text_len < NOSCRIPT_KEEP_TEXT;
+            let notice = n.tag() == Some("noscript")
+                && (n.text_len < NOSCRIPT_KEEP_TEXT || holds_escaped_markup(&nodes, id));
             // A bare identifier between letters spelled out one element
             // each is a decoy (`is_decoy`).
             if !n.junk && (form || notice || is_decoy(&nodes, &letters, id)) {
@@ -737,6 +741,24 @@ fn marks(nodes: &[Node]) -> Vec<u8> {
 
 /// A `<noscript>` with less text than this is a notice, not content.
 const NOSCRIPT_KEEP_TEXT: usize = 200;
+
+/// Whether the text of element `id` starts as markup does (`&lt;div
+/// class=…&gt;`): a `<noscript>` that holds escaped HTML for a lazy-loading
+/// script, not text for a reader. Only its first text node is read.
+fn holds_escaped_markup(nodes: &[Node], id: Id) -> bool {
+    let end = (nodes[id].end as usize).min(id + 8);
+    let Some(text) = nodes[id + 1..end].iter().find_map(|n| match &n.kind {
+        Kind::Text(t) if !t.trim().is_empty() => Some(&**t),
+        _ => None,
+    }) else {
+        return false;
+    };
+    let mut chars = text.trim_start().chars();
+    chars.next() == Some('<')
+        && chars
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '/' || c == '!')
+}
 
 /// Whether element `id` is a decoy in a spelled-out word: its whole text
 /// is one bare UUID and its parent holds two or more elements of one

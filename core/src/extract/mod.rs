@@ -21,6 +21,7 @@ mod select;
 mod signals;
 mod sink;
 mod streamed;
+mod title;
 mod work;
 
 use std::sync::atomic::AtomicBool;
@@ -33,7 +34,8 @@ use work::Work;
 
 use crate::messages::Extraction;
 
-pub use render::Style;
+pub use crate::policy::Links;
+pub use render::{Style, TRACKING_PARAMETERS};
 
 /// An article shorter than this (bytes, after trimming) is not trusted:
 /// the whole document is rendered instead.
@@ -58,8 +60,10 @@ pub struct Page {
     pub text: String,
     /// How it was made.
     pub extraction: Extraction,
-    /// The `<title>`, whitespace collapsed (at most 1,000 characters);
-    /// `None` when absent or blank.
+    /// The page's title, as the text's first line shows it (see
+    /// `title.rs`: the main heading when it is the title, else
+    /// `og:title`, the JSON-LD headline, or the `<title>` without the
+    /// site's name); `None` when the page declares none.
     pub title: Option<String>,
     /// Whether the text stopped early (see `cut`): it is what came before.
     pub truncated: bool,
@@ -121,6 +125,8 @@ pub struct Options {
     pub raw: bool,
     /// Markdown or plain text.
     pub style: Style,
+    /// How markdown shows links (plain text never shows their targets).
+    pub links: Links,
     /// Past this instant parsing stops reading the page and rendering
     /// stops writing; the text made so far comes back with `truncated`
     /// set. Without a hostile page the work is linear and an 8 MiB page
@@ -163,24 +169,63 @@ pub fn extract(html: &str, base: &Url, options: &Options) -> Page {
 fn extract_metered(html: &str, base: &Url, options: &Options, work: &Work) -> Page {
     let (raw, style) = (options.raw, options.style);
     let (doc, late) = dom::Doc::parse_within(html, work);
-    let title = (!doc.title.trim().is_empty()).then(|| doc.title.trim().to_string());
+    let title = title::title(&doc, base);
+    // The text starts with the title, said once (see `title`).
+    let titled = |text: String| match &title {
+        Some(t) => {
+            let rest = title::drop_repeat(&text, t);
+            let head = match style {
+                Style::Markdown => format!("# {t}"),
+                Style::Plain => t.clone(),
+            };
+            if rest.is_empty() {
+                head
+            } else {
+                format!("{head}\n\n{rest}")
+            }
+        }
+        None => text,
+    };
     let page = |r: render::Rendered, extraction| {
         let cut = if late || work.stopped() {
             Some(Cut::TimeLimit)
         } else {
             r.truncated.then_some(Cut::OutputBudget)
         };
+        let mut text = titled(r.text);
+        // With links as references, each URL once, numbered, after the
+        // text.
+        if !r.refs.is_empty() {
+            text.push('\n');
+            for (i, url) in r.refs.iter().enumerate() {
+                text.push_str(&format!("\n[{}]: {url}", i + 1));
+            }
+        }
         Page {
-            text: r.text,
+            text,
             extraction,
             title: title.clone(),
             truncated: cut.is_some(),
             cut,
         }
     };
-    let render = |roots: &[dom::Id], drops: render::Drops| {
-        render::render(&doc, roots, base, style, drops, work)
+    let look = |body_images| render::Look {
+        style,
+        links: options.links,
+        body_images,
     };
+    let render_as = |roots: &[dom::Id], drops: render::Drops, body_images| {
+        render::render_titled(
+            &doc,
+            roots,
+            base,
+            look(body_images),
+            drops,
+            work,
+            title.as_deref(),
+        )
+    };
+    let render = |roots: &[dom::Id], drops: render::Drops| render_as(roots, drops, raw);
     // What extraction chose is shown once (`repeats`); a raw rendering
     // shows the page as it is.
     let deduplicated = |r: render::Rendered| render::Rendered {
@@ -191,7 +236,7 @@ fn extract_metered(html: &str, base: &Url, options: &Options, work: &Work) -> Pa
     if !raw {
         let rules = prune::Pruner::new(&doc);
         let r = match select::choose(&doc, base, &rules) {
-            select::Choice::Article(root) => render(&[root], Some(&|id| rules.drops(id))),
+            select::Choice::Article(root) => render_as(&[root], Some(&|id| rules.drops(id)), true),
             select::Choice::Other { root, dropped } => render(&[root], Some(&|id| dropped[id])),
         };
         if r.text.trim().len() >= MIN_ARTICLE_BYTES {
@@ -274,8 +319,15 @@ pub(crate) fn training_rows(html: &str, base: &Url) -> TrainingRows {
     let candidates = features::candidates(&doc, &f)
         .into_iter()
         .map(|(id, x)| {
-            let text =
-                render::render(&doc, &[id], base, Style::Plain, None, &Work::unbounded()).text;
+            let text = render::render(
+                &doc,
+                &[id],
+                base,
+                Style::Plain.into(),
+                None,
+                &Work::unbounded(),
+            )
+            .text;
             (x.to_vec(), text)
         })
         .collect();

@@ -23,9 +23,12 @@
 
 use url::Url;
 
+use std::collections::HashMap;
+
 use super::dom::{Doc, Id, Kind};
 use super::signals::is_block;
 use super::work::Work;
+use crate::policy::Links;
 
 /// Markdown (the tool's output) or plain text (no syntax, no link targets).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -53,6 +56,9 @@ pub fn output_budget(input: usize) -> usize {
 pub struct Rendered {
     pub text: String,
     pub truncated: bool,
+    /// With [`Links::References`], the URLs the text numbers, in order
+    /// (`[1]` is the first).
+    pub refs: Vec<String>,
 }
 
 /// Counts the bytes the rendering adds; once the budget is spent, every
@@ -229,6 +235,15 @@ impl Buf {
 
     fn text(&mut self, s: &str, m: &mut Meter) {
         m.scan(s.len());
+        // A soft hyphen (U+00AD) shows only where a line breaks inside a
+        // word; in text it would split the word for every reader.
+        let unhyphenated;
+        let s = if s.contains('\u{ad}') {
+            unhyphenated = s.replace('\u{ad}', "");
+            unhyphenated.as_str()
+        } else {
+            s
+        };
         if self.pre {
             if !s.is_empty() {
                 self.flush_sep(m);
@@ -409,11 +424,102 @@ fn one_line(s: &str) -> String {
 /// relative link on a long page URL); longer ones render as text.
 const TARGET_GROWTH: usize = 512;
 
+/// Query parameters that say who sent the reader, not what the page is:
+/// they are removed from every URL shown (`utm_` is a prefix; the rest
+/// are names, compared without case). Analytics (Google, Matomo,
+/// HubSpot, Mailchimp, Marketo, Adobe, Yandex, Openstat), ad clicks
+/// (Google, Microsoft, Meta, X, TikTok, LinkedIn), Google's shopping
+/// `srsltid` and Instagram's share id.
+pub const TRACKING_PARAMETERS: &[&str] = &[
+    "utm_*",
+    "fbclid",
+    "gclid",
+    "gclsrc",
+    "dclid",
+    "gbraid",
+    "wbraid",
+    "msclkid",
+    "twclid",
+    "ttclid",
+    "li_fat_id",
+    "yclid",
+    "igshid",
+    "srsltid",
+    "mc_cid",
+    "mc_eid",
+    "_ga",
+    "_gl",
+    "_hsenc",
+    "_hsmi",
+    "__hstc",
+    "__hssc",
+    "__hsfp",
+    "hsctatracking",
+    "mkt_tok",
+    "s_cid",
+    "_openstat",
+    "pk_campaign",
+    "pk_kwd",
+    "mtm_campaign",
+    "oly_anon_id",
+    "oly_enc_id",
+    "vero_id",
+    "rb_clickid",
+    "wickedid",
+];
+
+/// Whether a query parameter named `key` (as written) is a tracking
+/// parameter ([`TRACKING_PARAMETERS`]).
+fn is_tracking(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    key.starts_with("utm_")
+        || TRACKING_PARAMETERS
+            .iter()
+            .any(|t| !t.ends_with('*') && *t == key)
+}
+
+/// `u` without its tracking parameters; the others stay as written, in
+/// order.
+fn without_tracking(mut u: Url) -> Url {
+    let Some(query) = u.query() else {
+        return u;
+    };
+    if !query
+        .split('&')
+        .any(|p| is_tracking(p.split('=').next().unwrap_or("")))
+    {
+        return u;
+    }
+    let kept: Vec<&str> = query
+        .split('&')
+        .filter(|p| !p.is_empty() && !is_tracking(p.split('=').next().unwrap_or("")))
+        .collect();
+    let kept = kept.join("&");
+    u.set_query((!kept.is_empty()).then_some(kept.as_str()));
+    u
+}
+
+/// Where a link or image points, as shown: absolute, without tracking
+/// parameters; `None` (the text alone is shown) for what a reader cannot
+/// follow or need not: `javascript:` and other schemes, a fragment of
+/// this same page, a target far longer than what was written.
 fn link_target(base: &Url, href: &str) -> Option<String> {
-    let u = base.join(href.trim()).ok()?;
-    let ok = matches!(u.scheme(), "http" | "https" | "mailto" | "ftp")
-        && u.as_str().len() <= href.len() + TARGET_GROWTH;
-    ok.then(|| u.to_string())
+    let href = href.trim();
+    if href.starts_with('#') {
+        return None;
+    }
+    let u = base.join(href).ok()?;
+    if !matches!(u.scheme(), "http" | "https" | "mailto" | "ftp")
+        || u.as_str().len() > href.len() + TARGET_GROWTH
+    {
+        return None;
+    }
+    // This page itself, at a fragment (`page.html#section`).
+    if u.fragment().is_some() && u[..url::Position::AfterQuery] == base[..url::Position::AfterQuery]
+    {
+        return None;
+    }
+    Some(without_tracking(u).to_string())
 }
 
 /// Which nodes to leave out (with everything below them).
@@ -426,14 +532,35 @@ pub fn render(
     doc: &Doc,
     roots: &[Id],
     base: &Url,
-    style: Style,
+    look: Look,
     drops: Drops,
     work: &Work,
+) -> Rendered {
+    render_titled(doc, roots, base, look, drops, work, None)
+}
+
+/// [`render`] for a page whose title line is `title`: an image whose alt
+/// text says no more than the title is not shown.
+pub fn render_titled(
+    doc: &Doc,
+    roots: &[Id],
+    base: &Url,
+    look: Look,
+    drops: Drops,
+    work: &Work,
+    title: Option<&str>,
 ) -> Rendered {
     let mut r = Renderer {
         doc,
         base,
-        md: style == Style::Markdown,
+        md: look.style == Style::Markdown,
+        links: look.links,
+        body_images: look.body_images,
+        title: title.map(words).unwrap_or_default(),
+        alts: Vec::new(),
+        refs: Vec::new(),
+        numbered: HashMap::new(),
+        last_link: None,
         frames: vec![FrameKind::Plain],
         bufs: vec![Buf::new(false)],
         list_counters: Vec::new(),
@@ -456,6 +583,30 @@ pub fn render(
     Rendered {
         text: out.trim().to_string(),
         truncated: r.meter.spent,
+        refs: r.refs,
+    }
+}
+
+/// How a text looks: markdown or plain, and how markdown shows links.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Look {
+    pub style: Style,
+    pub links: Links,
+    /// Images of the body count as content (an article's pictures; the
+    /// whole document when asked for raw). Else only a captioned
+    /// figure's picture is shown: a product's gallery, a service page's
+    /// illustrations and a listing's thumbnails repeat what the text
+    /// says.
+    pub body_images: bool,
+}
+
+impl From<Style> for Look {
+    fn from(style: Style) -> Look {
+        Look {
+            style,
+            links: Links::Inline,
+            body_images: true,
+        }
     }
 }
 
@@ -463,6 +614,22 @@ struct Renderer<'a> {
     doc: &'a Doc,
     base: &'a Url,
     md: bool,
+    links: Links,
+    /// With [`Links::References`], the URLs numbered so far, and each
+    /// one's number.
+    refs: Vec<String>,
+    numbered: HashMap<String, usize>,
+    /// The target of the last link shown: the next link to the same
+    /// address (a card's title after its picture, its "read more") is
+    /// shown as text.
+    last_link: Option<String>,
+    /// See [`Look::body_images`].
+    body_images: bool,
+    /// The words of the page's title line.
+    title: Vec<String>,
+    /// The alt texts of the images shown (a gallery says one name for
+    /// every picture).
+    alts: Vec<Vec<String>>,
     /// The open frames, outermost first; the root is `Plain`.
     frames: Vec<FrameKind>,
     /// The buffers of the frames that collect their text, in the same
@@ -610,12 +777,23 @@ impl<'a> Renderer<'a> {
                 }
                 return None;
             }
+            // A formula drawn as an image (a TeX fallback, as wikis and
+            // MathJax write it) is its alt text: the formula itself.
+            "img" if is_formula(node) => {
+                if let Some(alt) = node.attr("alt").map(one_line).filter(|a| !a.is_empty()) {
+                    let (b, m) = self.out();
+                    b.text(&alt, m);
+                }
+                return None;
+            }
             "img" => {
-                let alt = node.attr("alt").map(one_line).unwrap_or_default();
-                if md && !alt.is_empty() {
-                    if let Some(src) = node.attr("src").and_then(|s| link_target(self.base, s)) {
-                        let alt = alt.replace(['[', ']'], "");
-                        let s = format!("![{alt}]({src})");
+                if md && self.links != Links::None {
+                    if let Some((alt, src)) = self.content_image(id) {
+                        self.alts.push(words(&alt));
+                        let s = match self.target(src) {
+                            Target::Inline(src) => format!("![{alt}]({src})"),
+                            Target::Numbered(n) => format!("![{alt}][{n}]"),
+                        };
                         let (b, m) = self.out();
                         b.raw(&s, s.len(), m);
                     }
@@ -734,11 +912,119 @@ impl<'a> Renderer<'a> {
                     self.place_cell(buf);
                     return;
                 }
+                let kind = match kind {
+                    FrameKind::Link(target) => FrameKind::Link(self.shown_link(target, &buf)),
+                    k => k,
+                };
                 let md = self.md;
                 let (parent, m) = self.out();
                 fold(kind, buf, parent, md, m);
             }
         }
+    }
+
+    /// What follows a link's `[text]`, if anything: `(url)`, or `[n]`
+    /// with [`Links::References`]; `None` shows the text alone (no
+    /// target a reader can follow, links off, plain text, or the same
+    /// target as the link just before: a card links its picture, its
+    /// title and its "read more" to one address, and one link says it).
+    fn shown_link(&mut self, target: Option<String>, buf: &Buf) -> Option<String> {
+        let target = target.filter(|_| self.md && self.links != Links::None)?;
+        if buf.out.trim().is_empty() {
+            return Some(String::new());
+        }
+        if self.last_link.as_deref() == Some(target.as_str()) {
+            return None;
+        }
+        self.last_link = Some(target.clone());
+        Some(match self.target(target) {
+            Target::Inline(t) => format!("({t})"),
+            Target::Numbered(n) => format!("[{n}]"),
+        })
+    }
+
+    /// How a URL is cited in the text.
+    fn target(&mut self, url: String) -> Target {
+        if self.links != Links::References {
+            return Target::Inline(url);
+        }
+        let next = self.refs.len() + 1;
+        let n = *self.numbered.entry(url.clone()).or_insert(next);
+        if n == next {
+            self.refs.push(url);
+        }
+        Target::Numbered(n)
+    }
+
+    /// An image worth showing, as `(alt, src)`: one that carries
+    /// content, as a captioned figure's picture does, or an image in the
+    /// body of an article ([`Look::body_images`]). Not an image inside a
+    /// link (a card's thumbnail, a logo that links home) unless it is a
+    /// figure's; not one named or sized as an icon, avatar, logo, badge
+    /// or pixel, nor a vector graphic (icons and logos, almost always);
+    /// not one whose alt text is a file name, says no more than the
+    /// page's title or an image already shown (a product's gallery), or
+    /// is the heading or link right after it (a card's picture says its
+    /// title again); not one without alt text (nothing to read).
+    fn content_image(&self, id: Id) -> Option<(String, String)> {
+        let doc = self.doc;
+        let node = &doc.nodes[id];
+        let alt = node.attr("alt").map(one_line).unwrap_or_default();
+        let alt_words = words(&alt);
+        if alt_words.is_empty() || is_file_name(&alt) {
+            return None;
+        }
+        let src = node.attr("src").and_then(|s| link_target(self.base, s))?;
+        let file = src.split(['?', '#']).next().unwrap_or("");
+        if file.to_ascii_lowercase().ends_with(".svg") {
+            return None;
+        }
+        if alt_words.iter().all(|w| self.title.contains(w)) || self.alts.contains(&alt_words) {
+            return None;
+        }
+        let small = |a: &str| {
+            node.attr(a)
+                .and_then(|v| v.trim().trim_end_matches("px").parse::<u32>().ok())
+                .is_some_and(|px| px <= ICON_PX)
+        };
+        if small("width") || small("height") {
+            return None;
+        }
+        let named = |s: &str| {
+            let s = s.to_ascii_lowercase();
+            DECORATIVE.iter().any(|w| s.contains(w))
+        };
+        let path = src.rsplit('/').next().unwrap_or("");
+        if named(&node.class_id()) || named(path) || named(&alt) {
+            return None;
+        }
+        let in_figure = self.in_figure(id);
+        if !in_figure && (self.in_link() || !self.body_images) {
+            return None;
+        }
+        if !in_figure && repeats_next(doc, id, &alt) {
+            return None;
+        }
+        Some((alt.replace(['[', ']'], ""), src))
+    }
+
+    /// Whether `id` is inside a `<figure>` that has a caption (at most
+    /// [`FIGURE_CLIMB`] levels up).
+    fn in_figure(&self, id: Id) -> bool {
+        let doc = self.doc;
+        let mut up = doc.parent(id);
+        for _ in 0..FIGURE_CLIMB {
+            let Some(p) = up else {
+                return false;
+            };
+            if doc.nodes[p].tag() == Some("figure") {
+                return doc
+                    .children(p)
+                    .any(|c| doc.nodes[c].tag() == Some("figcaption"));
+            }
+            up = doc.parent(p);
+        }
+        false
     }
 
     /// A finished cell goes into the last row of the innermost table, or
@@ -803,8 +1089,8 @@ fn fold(kind: FrameKind, buf: Buf, parent: &mut Buf, md: bool, m: &mut Meter) {
                 parent.space = true;
             }
             match target {
-                Some(t) if md => {
-                    let s = format!("[{text}]({t})");
+                Some(t) if md && !t.is_empty() => {
+                    let s = format!("[{text}]{t}");
                     parent.raw(&s, s.len() - text.len(), m);
                 }
                 _ => parent.raw(&text, 0, m),
@@ -930,6 +1216,112 @@ fn fold(kind: FrameKind, buf: Buf, parent: &mut Buf, md: bool, m: &mut Meter) {
             parent.block();
         }
     }
+}
+
+/// How a URL is cited: in place, or by its number in the list after the
+/// text.
+enum Target {
+    Inline(String),
+    Numbered(usize),
+}
+
+/// An image this small (width or height, CSS pixels) is an icon.
+const ICON_PX: u32 = 64;
+
+/// Words in an image's class, id, file name or alt text that say it is
+/// decoration, not content.
+const DECORATIVE: &[&str] = &[
+    "avatar",
+    "logo",
+    "icon",
+    "emoji",
+    "gravatar",
+    "badge",
+    "sprite",
+    "spinner",
+    "loader",
+    "placeholder",
+    "spacer",
+    "pixel",
+    "tracking",
+    "blank.gif",
+    "profile image",
+    "profile photo",
+    "profile picture",
+];
+
+/// Whether an alt text is a file name (`IMG_2031.jpg`, `hero-banner.png`)
+/// or an identifier (`961fb0dc 9c36 49a2`): what a CMS fills in when
+/// nobody wrote one.
+fn is_file_name(alt: &str) -> bool {
+    let lower = alt.to_ascii_lowercase();
+    let ext = [
+        ".jpg", ".jpeg", ".png", ".gif", ".webp", ".avif", ".svg", ".bmp", ".tif",
+    ];
+    if ext.iter().any(|e| lower.contains(e)) {
+        return true;
+    }
+    // Mostly hexadecimal digits, with some digits among them.
+    let hex = lower.chars().filter(char::is_ascii_hexdigit).count();
+    let digits = lower.chars().filter(char::is_ascii_digit).count();
+    let letters = lower.chars().filter(|c| c.is_alphanumeric()).count();
+    letters >= 8 && digits >= 3 && hex * 10 >= letters * 9
+}
+
+/// Whether an image is a formula: its class names math or TeX
+/// (`mwe-math-fallback-image-inline`, `tex`, `latex`, `katex`).
+fn is_formula(node: &super::dom::Node) -> bool {
+    node.attr("class").is_some_and(|c| {
+        c.split(|ch: char| !ch.is_ascii_alphanumeric()).any(|w| {
+            matches!(
+                w.to_ascii_lowercase().as_str(),
+                "math" | "tex" | "latex" | "katex"
+            )
+        })
+    })
+}
+
+/// How far up a figure is looked for.
+const FIGURE_CLIMB: usize = 4;
+
+/// How many nodes after an image are read for the heading or link it
+/// would repeat.
+const REPEAT_LOOKAHEAD: usize = 24;
+
+/// Whether the first heading or link within [`REPEAT_LOOKAHEAD`] nodes
+/// after `id` says the same words as `alt` (a card: picture, then title).
+fn repeats_next(doc: &Doc, id: Id, alt: &str) -> bool {
+    let want = words(alt);
+    let end = (id + 1 + REPEAT_LOOKAHEAD).min(doc.nodes.len());
+    let mut k = id + 1;
+    while k < end {
+        let n = &doc.nodes[k];
+        if matches!(n.tag(), Some("h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "a")) {
+            if n.text_len > 4 * alt.len() + 16 {
+                return false;
+            }
+            let mut text = String::new();
+            for t in k + 1..doc.end(k).min(k + 1 + REPEAT_LOOKAHEAD) {
+                if let Kind::Text(s) = &doc.nodes[t].kind {
+                    text.push_str(s);
+                    text.push(' ');
+                }
+            }
+            if !words(&text).is_empty() {
+                return words(&text) == want;
+            }
+        }
+        k += 1;
+    }
+    false
+}
+
+/// The lower-case words (letters and digits) of `s`.
+fn words(s: &str) -> Vec<String> {
+    s.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
 }
 
 /// How far [`apart`] looks into an element for its first or last text.

@@ -184,6 +184,8 @@ fn kept_attribute(name: &LocalName) -> bool {
             | "href"
             | "src"
             | "alt"
+            | "width"
+            | "height"
             | "start"
             | "itemprop"
             | "itemtype"

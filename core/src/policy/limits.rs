@@ -9,6 +9,47 @@ use std::time::Duration;
 use super::DomainRules;
 use crate::messages::PolicyError;
 
+/// How a page's links are shown in the markdown a fetch returns (contract
+/// §13). Plain text never shows link targets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Links {
+    /// `[text](url)` where the link stands (the default).
+    #[default]
+    Inline,
+    /// `[text][n]` where the link stands, and each URL once, numbered,
+    /// after the text (`[n]: url`): the text reads without URLs in it.
+    References,
+    /// The link's text only; no URL and no image is shown.
+    None,
+}
+
+impl Links {
+    /// The setting's name, as the CLI takes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Links::Inline => "inline",
+            Links::References => "references",
+            Links::None => "none",
+        }
+    }
+}
+
+impl std::str::FromStr for Links {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Links, String> {
+        match s {
+            "inline" => Ok(Links::Inline),
+            "references" => Ok(Links::References),
+            "none" => Ok(Links::None),
+            _ => Err(format!(
+                "links must be inline, references or none, not {s:?}"
+            )),
+        }
+    }
+}
+
 /// The limits one host applies to every call. Build it from
 /// [`Policy::default`] and lower or raise what the host needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,6 +109,9 @@ pub struct Policy {
     /// A connection idle this long is closed (default 30 s; zero keeps
     /// none).
     pub idle_timeout: Duration,
+    /// How links are shown in a fetched page's markdown (default
+    /// [`Links::Inline`]).
+    pub links: Links,
 }
 
 impl Default for Policy {
@@ -91,6 +135,7 @@ impl Default for Policy {
             idle_per_host: 64,
             idle_total: 256,
             idle_timeout: Duration::from_secs(30),
+            links: Links::Inline,
         }
     }
 }

@@ -111,6 +111,73 @@ fn alnum_into(text: &str, n: usize, out: &mut String) {
     );
 }
 
+/// The schema.org types whose `name` is the page's own title (an
+/// organisation's or a site's name is not).
+const TITLED: &[&str] = &[
+    "article",
+    "newsarticle",
+    "blogposting",
+    "report",
+    "techarticle",
+    "scholarlyarticle",
+    "product",
+    "recipe",
+    "event",
+    "course",
+    "howto",
+    "qapage",
+    "question",
+    "discussionforumposting",
+    "webpage",
+    "itempage",
+    "collectionpage",
+    "faqpage",
+];
+
+/// The title the page declares in its JSON-LD: the first `headline`, or
+/// else the first `name` of an object of a type in [`TITLED`]. Bounded as
+/// every JSON-LD read is (256 KiB parsed, 4,096 values visited).
+pub fn declared_headline(doc: &Doc) -> Option<String> {
+    let mut json_left = JSON_LD_BYTES;
+    let mut budget = 4096;
+    let (mut headline, mut name) = (None, None);
+    for id in 0..doc.nodes.len() {
+        let Some(v) = json_ld(doc, id, &mut json_left) else {
+            continue;
+        };
+        each_object(&v, &mut budget, &mut |m| {
+            let text = |k: &str| {
+                m.get(k)
+                    .and_then(serde_json::Value::as_str)
+                    .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+                    .filter(|s| !s.is_empty() && s.len() <= 4 * super::super::dom::TITLE_CHARS)
+            };
+            if headline.is_none() {
+                headline = text("headline");
+            }
+            if name.is_none() {
+                let titled = |t: &serde_json::Value| {
+                    t.as_str()
+                        .is_some_and(|t| TITLED.contains(&t.to_ascii_lowercase().as_str()))
+                };
+                let typed = match m.get("@type") {
+                    Some(serde_json::Value::Array(a)) => a.iter().any(titled),
+                    Some(t) => titled(t),
+                    None => false,
+                };
+                if typed {
+                    name = text("name");
+                }
+            }
+            headline.is_none()
+        });
+        if headline.is_some() {
+            break;
+        }
+    }
+    headline.or(name)
+}
+
 /// Per node, the share of the texts the page declares in its JSON-LD
 /// (a `description`, `articleBody` or `text` of 80 characters or more: a
 /// product's description, an article's body, a question and its

@@ -42,6 +42,7 @@ mod unit;
 
 pub use candidate::{candidates, CANDIDATE_FEATURES};
 pub use figures::Figures;
+pub use json_ld::declared_headline;
 pub use page::{declares_article, declares_discussion, page, unit_context, PAGE_FEATURES};
 pub use unit::{text_units, units, UNIT_FEATURES};
 

@@ -1,0 +1,398 @@
+//! The page's title, as the first line of what a model reads.
+//!
+//! A reader's first question is what the page is; the text alone often
+//! does not say, because a page's headline is laid out apart from its
+//! body and extraction may leave it out. So the text starts with one
+//! title line, chosen from what the page says of itself:
+//!
+//! 1. the main heading, when it is the title: an `<h1>` whose words are
+//!    mostly those of the `<title>` or `og:title` (at least half of the
+//!    shorter one's), and which is not the site's name (a logo set as the
+//!    page's first `<h1>`); of several, the one that agrees most;
+//! 2. else `og:title`, without a segment that names the site;
+//! 3. else the JSON-LD `headline` (or the `name` of the article, product,
+//!    page, … it describes);
+//! 4. else the `<title>`, without its site-name segment.
+//!
+//! What decides is the page, never the words of its URL; the only use of
+//! the URL is to recognise the site's name in a title segment. The line
+//! is shown once: a heading of the text that says the same words is
+//! dropped ([`drop_repeat`]).
+//!
+//! Bounded: at most [`MAX_HEADINGS`] headings of at most [`HEADING_CHARS`]
+//! characters each are read, and titles are already cut to
+//! [`super::dom::TITLE_CHARS`].
+
+use url::Url;
+
+use super::dom::{Doc, Id};
+use super::render::{self, Style};
+use super::work::Work;
+
+/// How many `<h1>`s are weighed.
+const MAX_HEADINGS: usize = 8;
+
+/// The longest `<h1>` that may be the title (characters of text): a
+/// heading longer than a paragraph is not a headline.
+const HEADING_CHARS: usize = 300;
+
+/// The longest title line (characters): a `<title>` longer than this is
+/// broken markup (an unclosed `<title>` swallows the page), not a title.
+const TITLE_LINE: usize = 300;
+
+/// How many lines of the text are looked at for a heading that repeats
+/// the title.
+const REPEAT_LINES: usize = 40;
+
+/// The lower-case words (letters and digits) of `s`.
+fn words(s: &str) -> Vec<String> {
+    s.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// The share of the shorter word list's distinct words found in the
+/// other.
+fn agreement(a: &[String], b: &[String]) -> f64 {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let mut short: Vec<&String> = short.iter().collect();
+    short.sort();
+    short.dedup();
+    if short.is_empty() {
+        return 0.0;
+    }
+    let shared = short.iter().filter(|w| long.contains(w)).count();
+    shared as f64 / short.len() as f64
+}
+
+/// The separators between a title's segments (`Headline | Site`).
+fn segments(title: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = title;
+    'outer: loop {
+        for (i, c) in rest.char_indices() {
+            let sep = matches!(c, '|' | '·' | '•' | '»' | '«')
+                || (matches!(c, '-' | '–' | '—' | ':' | '/')
+                    && rest[..i].ends_with(' ')
+                    && rest[i + c.len_utf8()..].starts_with(' '));
+            if sep {
+                out.push(rest[..i].trim());
+                rest = &rest[i + c.len_utf8()..];
+                continue 'outer;
+            }
+        }
+        out.push(rest.trim());
+        break;
+    }
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+/// What names the site: `og:site_name`, and the labels of the page's
+/// host (`www.example.co.uk` → `example`), folded to their letters.
+struct Site {
+    name: Option<Vec<String>>,
+    labels: Vec<String>,
+}
+
+impl Site {
+    fn of(site_name: Option<&str>, base: &Url) -> Site {
+        let labels = base
+            .host_str()
+            .unwrap_or("")
+            .split('.')
+            .filter(|l| l.len() > 3 && *l != "www")
+            .map(str::to_lowercase)
+            .collect();
+        Site {
+            name: site_name.map(words).filter(|w| !w.is_empty()),
+            labels,
+        }
+    }
+
+    /// Whether `segment` names the site.
+    fn names(&self, segment: &str) -> bool {
+        let w = words(segment);
+        if w.is_empty() {
+            return false;
+        }
+        if self.name.as_ref().is_some_and(|n| *n == w) {
+            return true;
+        }
+        let joined: String = w.concat();
+        joined.len() > 3
+            && self
+                .labels
+                .iter()
+                .any(|l| *l == joined || l.contains(&joined))
+    }
+
+    /// `title` without the segments that name the site; the first segment
+    /// of what is left when the rest is not the site's either but the
+    /// first says enough (two words or more).
+    fn strip(&self, title: &str) -> String {
+        let parts = segments(title);
+        if parts.len() <= 1 {
+            return one_line(title);
+        }
+        let kept: Vec<&str> = parts.iter().copied().filter(|p| !self.names(p)).collect();
+        if kept.is_empty() {
+            return one_line(parts[0]);
+        }
+        if kept.len() < parts.len() {
+            return one_line(&kept.join(" - "));
+        }
+        // No segment is the site by name: the last, when short, usually is.
+        let last = kept[kept.len() - 1];
+        if words(last).len() <= 4 && words(&kept[..kept.len() - 1].join(" ")).len() >= 2 {
+            return one_line(&kept[..kept.len() - 1].join(" - "));
+        }
+        one_line(title)
+    }
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// What the page declares in its `<head>`: `og:title` and
+/// `og:site_name`.
+fn meta(doc: &Doc) -> (Option<String>, Option<String>) {
+    let (mut og, mut site) = (None, None);
+    for n in &doc.nodes {
+        if n.tag() != Some("meta") {
+            continue;
+        }
+        let Some(p) = n.attr("property").or_else(|| n.attr("name")) else {
+            continue;
+        };
+        let content = n.attr("content").map(one_line).filter(|c| !c.is_empty());
+        if og.is_none() && p.eq_ignore_ascii_case("og:title") {
+            og = content.map(|c| c.chars().take(super::dom::TITLE_CHARS).collect());
+        } else if site.is_none() && p.eq_ignore_ascii_case("og:site_name") {
+            site = content.map(|c| c.chars().take(super::dom::TITLE_CHARS).collect());
+        }
+        if og.is_some() && site.is_some() {
+            break;
+        }
+    }
+    (og, site)
+}
+
+/// The visible `<h1>`s short enough to be a headline, in order, with
+/// their text as rendered (inline elements set apart as a reader sees
+/// them).
+fn headings(doc: &Doc, base: &Url) -> Vec<(Id, String)> {
+    let mut out = Vec::new();
+    let mut id = 0;
+    while id < doc.nodes.len() && out.len() < MAX_HEADINGS {
+        let n = &doc.nodes[id];
+        if n.junk {
+            id = doc.end(id);
+            continue;
+        }
+        if n.tag() == Some("h1") && (1..=HEADING_CHARS).contains(&n.text_len) {
+            let text = render::render(
+                doc,
+                &[id],
+                base,
+                Style::Plain.into(),
+                None,
+                &Work::unbounded(),
+            )
+            .text;
+            let text = one_line(&text);
+            if !text.is_empty() {
+                out.push((id, text));
+            }
+            id = doc.end(id);
+            continue;
+        }
+        id += 1;
+    }
+    out
+}
+
+/// The page's title line (see the module header); `None` when the page
+/// says nothing of its title.
+pub fn title(doc: &Doc, base: &Url) -> Option<String> {
+    let (og, site_name) = meta(doc);
+    let site = Site::of(site_name.as_deref(), base);
+    let usable = |t: &String| !t.is_empty() && t.chars().count() <= TITLE_LINE;
+    let page_title = Some(one_line(&doc.title)).filter(usable);
+    let og = og.filter(usable);
+    // The main heading, when it agrees with what the page calls itself.
+    let refs: Vec<Vec<String>> = [page_title.as_deref(), og.as_deref()]
+        .into_iter()
+        .flatten()
+        .map(words)
+        .collect();
+    // A heading that is a segment of the title other than its first, or
+    // that names the site, is the site's name set as a heading.
+    let site_segment = |h: &str| {
+        site.names(h)
+            || page_title.as_deref().is_some_and(|t| {
+                let w = words(h);
+                segments(t).iter().skip(1).any(|s| words(s) == w)
+            })
+    };
+    let mut best: Option<(f64, String)> = None;
+    for (_, h) in headings(doc, base) {
+        if site_segment(&h) {
+            continue;
+        }
+        let w = words(&h);
+        let score = refs.iter().map(|r| agreement(&w, r)).fold(0.0, f64::max);
+        if score >= 0.5 && best.as_ref().is_none_or(|(s, _)| score > *s) {
+            best = Some((score, h));
+        }
+    }
+    if let Some((_, h)) = best {
+        return Some(h);
+    }
+    if let Some(og) = og {
+        let t = site.strip(&og);
+        if !t.is_empty() {
+            return Some(t);
+        }
+    }
+    if let Some(h) =
+        super::features::declared_headline(doc).filter(|h| h.chars().count() <= TITLE_LINE)
+    {
+        return Some(one_line(&h));
+    }
+    page_title.map(|t| site.strip(&t)).filter(|t| !t.is_empty())
+}
+
+/// `text` without the first of its first [`REPEAT_LINES`] lines that says
+/// the title's words again (a heading, a bold line, a linked heading),
+/// and without the blank line after it.
+pub fn drop_repeat(text: &str, title: &str) -> String {
+    let want = words(title);
+    if want.is_empty() {
+        return text.to_string();
+    }
+    let mut start = 0;
+    for (i, line) in text.split('\n').enumerate() {
+        if i >= REPEAT_LINES {
+            break;
+        }
+        let end = start + line.len();
+        if !line.trim().is_empty() && words(&plain_line(line)) == want {
+            let mut rest = end;
+            // The line break after it, and a blank line.
+            for _ in 0..2 {
+                if text[rest..].starts_with('\n') {
+                    rest += 1;
+                }
+            }
+            let mut out = String::with_capacity(text.len());
+            out.push_str(&text[..start]);
+            out.push_str(&text[rest..]);
+            return out.trim().to_string();
+        }
+        start = end + 1;
+    }
+    text.to_string()
+}
+
+/// A markdown line without its markup: heading marks, link targets,
+/// emphasis.
+fn plain_line(line: &str) -> String {
+    let line = line.trim_start().trim_start_matches('#');
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    // `[text](target)` → `text`.
+    while let Some(open) = rest.find("](") {
+        let Some(close) = rest[open..].find(')') else {
+            break;
+        };
+        out.push_str(&rest[..open]);
+        rest = &rest[open + close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(html: &str, url: &str) -> Option<String> {
+        title(&Doc::parse(html), &Url::parse(url).unwrap())
+    }
+
+    #[test]
+    fn the_main_heading_when_it_is_the_title() {
+        let base = "https://news.example.com/a/b";
+        // The h1 says the title's words (some of them): it is the title.
+        assert_eq!(
+            t("<title>Storm hits the coast | Example News</title><h1>Storm hits the <em>whole</em> coast</h1>", base).as_deref(),
+            Some("Storm hits the whole coast")
+        );
+        // A logo h1 (the site's name) is passed over for the headline.
+        assert_eq!(
+            t("<title>Certificate vs Certification | Stanford Online</title><h1>Stanford Online</h1><h1>Certificate vs Certification</h1>", base).as_deref(),
+            Some("Certificate vs Certification")
+        );
+        // An h1 that says something else is not the title: og:title is.
+        assert_eq!(
+            t("<title>X</title><meta property=og:title content='The real headline'><h1>Welcome</h1>", base).as_deref(),
+            Some("The real headline")
+        );
+        // Of several that agree, the one that agrees most.
+        assert_eq!(
+            t("<title>Cleaning costs in San Diego, California</title><h1>Cleaning Seattle</h1><h1>Cleaning costs in San Diego</h1>", base).as_deref(),
+            Some("Cleaning costs in San Diego")
+        );
+    }
+
+    #[test]
+    fn titles_lose_the_site_name() {
+        let base = "https://www.example.com/p";
+        assert_eq!(
+            t("<title>Best tax software of 2025 | Example</title>", base).as_deref(),
+            Some("Best tax software of 2025")
+        );
+        assert_eq!(
+            t("<meta property=og:site_name content='The Daily'><title>The Daily — Floods in the valley</title>", base).as_deref(),
+            Some("Floods in the valley")
+        );
+        // A short last segment is taken for the site's name.
+        assert_eq!(
+            t("<title>Floods in the valley - Daily Herald</title>", base).as_deref(),
+            Some("Floods in the valley")
+        );
+        // A dash inside a word or without spaces is no separator.
+        assert_eq!(
+            t("<title>Long-distance movers in 2025</title>", base).as_deref(),
+            Some("Long-distance movers in 2025")
+        );
+        assert_eq!(t("<p>no title at all</p>", base), None);
+    }
+
+    #[test]
+    fn the_same_page_at_any_url_has_the_same_title() {
+        let html =
+            "<title>A plain page</title><article><h1>A plain page</h1><p>Text.</p></article>";
+        for url in [
+            "https://example.com/",
+            "https://example.com/article",
+            "https://example.com/2024/05/news/story",
+        ] {
+            assert_eq!(t(html, url).as_deref(), Some("A plain page"), "{url}");
+        }
+    }
+
+    #[test]
+    fn a_repeated_heading_is_dropped_once() {
+        let text = "Home > News\n\n## [Storm hits](https://a.example/s)\n\nThe storm came.\n\n## Storm hits";
+        assert_eq!(
+            drop_repeat(text, "Storm hits"),
+            "Home > News\n\nThe storm came.\n\n## Storm hits"
+        );
+        assert_eq!(drop_repeat("**Storm: hits**\n\nText", "Storm hits"), "Text");
+        assert_eq!(drop_repeat("Other\n\nText", "Storm hits"), "Other\n\nText");
+    }
+}
