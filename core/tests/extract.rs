@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use url::Url;
 
-use webgate::extract::{extract, render_page_as, Cut, Options, Style};
+use webgate::extract::{extract, render_page_as, Cut, Links, Options, Style};
 use webgate::messages::Extraction;
 
 fn base() -> Url {
@@ -158,6 +158,105 @@ fn rendering_rules() {
     for (html, want) in cases {
         assert_eq!(md(html, true), *want, "{html}");
     }
+}
+
+/// The host's link setting: inline (the default), references (`[n]` in
+/// the text, each URL once after it, images numbered too) and none (the
+/// text of links, no image).
+#[test]
+fn links_inline_as_references_or_not_at_all() {
+    let html = "<p>See <a href='/a?utm_source=x&amp;k=1'>one</a>, <a href='/b'>two</a> and \
+                <a href='/a?k=1'>one again</a>.</p><p><img src='/pic.jpg' alt='A red kite over the hill'></p>";
+    let with = |links: Links| {
+        let mut o = Options::new(true, Style::Markdown);
+        o.links = links;
+        extract(html, &base(), &o).text
+    };
+    assert_eq!(
+        with(Links::Inline),
+        "See [one](https://a.example/a?k=1), [two](https://a.example/b) and \
+         [one again](https://a.example/a?k=1).\n\n![A red kite over the hill](https://a.example/pic.jpg)"
+    );
+    assert_eq!(
+        with(Links::References),
+        "See [one][1], [two][2] and [one again][1].\n\n![A red kite over the hill][3]\n\n\
+         [1]: https://a.example/a?k=1\n[2]: https://a.example/b\n[3]: https://a.example/pic.jpg"
+    );
+    assert_eq!(with(Links::None), "See one, two and one again.");
+    assert_eq!(Links::default(), Links::Inline);
+    for l in [Links::Inline, Links::References, Links::None] {
+        assert_eq!(l.as_str().parse::<Links>(), Ok(l));
+    }
+}
+
+/// Every tracking parameter of the documented list leaves the URLs shown;
+/// other parameters stay as written, in order.
+#[test]
+fn tracking_parameters_leave_every_url_shown() {
+    for t in webgate::extract::TRACKING_PARAMETERS {
+        let key = t.replace('*', "campaign");
+        let html = format!("<p><a href='/x?a=1&amp;{key}=v&amp;b=%20'>x</a></p>");
+        assert_eq!(
+            md(&html, true),
+            "[x](https://a.example/x?a=1&b=%20)",
+            "{key}"
+        );
+        let upper = key.to_ascii_uppercase();
+        let html = format!("<p><a href='/x?{upper}=v'>x</a></p>");
+        assert_eq!(md(&html, true), "[x](https://a.example/x)", "{upper}");
+    }
+}
+
+/// Text a reader never sees as such: escaped markup in a `<noscript>`,
+/// soft hyphens; and text it does: MathML's tokens, a formula image's alt.
+#[test]
+fn noscript_markup_soft_hyphens_and_formulas() {
+    let prose = "Body text of the page, long enough to be read as the page's own words. ".repeat(3);
+    let escaped = "&lt;div class=\"lazy\"&gt;&lt;img src=\"https://cdn.example/a.jpg\" alt=\"a long description of the picture\"&gt;&lt;/div&gt;".repeat(3);
+    let html = format!("<body><p>{prose}</p><noscript>{escaped}</noscript></body>");
+    let text = render_page_as(&html, &base(), true, Style::Plain).0;
+    assert!(!text.contains('<'), "{text}");
+    assert_eq!(
+        render_page_as(
+            "<p>Ex&shy;tra&shy;or&shy;di&shy;nary</p>",
+            &base(),
+            true,
+            Style::Plain
+        )
+        .0,
+        "Extraordinary"
+    );
+    assert_eq!(
+        render_page_as(
+            "<p>Area <math><mi>A</mi><mo>=</mo><mi>r</mi><annotation encoding='application/x-tex'>A=r</annotation></math> here.</p>",
+            &base(),
+            true,
+            Style::Plain
+        )
+        .0,
+        "Area A=r here."
+    );
+    assert_eq!(
+        render_page_as(
+            "<p>So <img class='mwe-math-fallback-image-inline' alt='{\\displaystyle E=mc^{2}}' src='f.svg'> holds.</p>",
+            &base(),
+            true,
+            Style::Markdown
+        )
+        .0,
+        "So {\\displaystyle E=mc^{2}} holds."
+    );
+}
+
+/// An unclosed `<title>` swallows the page as its text: that is no title.
+#[test]
+fn a_title_that_swallowed_the_page_is_no_title() {
+    let html = format!(
+        "<html><head><title>News {}</head><body><p>x</p></body></html>",
+        "word ".repeat(100)
+    );
+    let page = extract(&html, &base(), &Options::new(true, Style::Markdown));
+    assert_eq!(page.title, None);
 }
 
 #[test]
