@@ -87,6 +87,34 @@ pub(crate) struct PolicyOptions {
     /// them by default; every request is resolved and vetted either way).
     #[arg(long)]
     pub(crate) no_connection_reuse: bool,
+    #[command(flatten)]
+    pub(crate) look: LookOptions,
+}
+
+/// How a fetched page's text looks (shared by `fetch`, `call`, `mcp` and
+/// `extract`).
+#[derive(Args, Debug, Clone, Default)]
+pub(crate) struct LookOptions {
+    /// How links show in the markdown: inline `[text](url)`, references
+    /// (`[text][n]`, each URL once after the text), or none (text only,
+    /// no images).
+    #[arg(long, value_name = "STYLE", default_value = "inline", value_parser = clap::builder::PossibleValuesParser::new(["inline", "references", "none"]))]
+    pub(crate) links: String,
+    /// Reader comments under an article: drop them (the default), or keep
+    /// them after the article under a heading of their own. A forum
+    /// thread's replies are its content either way.
+    #[arg(long, value_name = "WHAT", default_value = "drop", value_parser = clap::builder::PossibleValuesParser::new(["drop", "keep"]))]
+    pub(crate) comments: String,
+}
+
+impl LookOptions {
+    /// The two settings (the parser has checked the words).
+    pub(crate) fn settings(&self) -> (webgate::policy::Links, webgate::policy::Comments) {
+        (
+            self.links.parse().unwrap_or_default(),
+            self.comments.parse().unwrap_or_default(),
+        )
+    }
 }
 
 impl PolicyOptions {
@@ -126,6 +154,7 @@ impl PolicyOptions {
         }
         p.robots_txt = self.robots_txt;
         p.connection_reuse = !self.no_connection_reuse;
+        (p.links, p.comments) = self.look.settings();
         if let Some(prefix) = &self.reader {
             // A prefix the policy would refuse could never be used: say so
             // at start-up rather than on every fallback.

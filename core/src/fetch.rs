@@ -1194,6 +1194,8 @@ async fn extract_html(html: String, base: url::Url, raw: bool, policy: &Policy) 
         deadline: std::time::Instant::now()
             .checked_add(limit.saturating_sub(extract_margin(limit))),
         cancel: Some(cancel.clone()),
+        links: policy.links,
+        comments: policy.comments,
         ..extract::Options::new(raw, extract::Style::Markdown)
     };
     let job = tokio::task::spawn_blocking(move || extract::extract(&html, &base, &options));

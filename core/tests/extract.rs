@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use url::Url;
 
-use webgate::extract::{extract, render_page_as, Cut, Links, Options, Style};
+use webgate::extract::{extract, render_page_as, Comments, Cut, Links, Options, Style};
 use webgate::messages::Extraction;
 
 fn base() -> Url {
@@ -257,6 +257,66 @@ fn a_title_that_swallowed_the_page_is_no_title() {
     );
     let page = extract(&html, &base(), &Options::new(true, Style::Markdown));
     assert_eq!(page.title, None);
+}
+
+/// Reader comments under an article are left out by default; the host
+/// may keep them, after the article under a heading of their own (their
+/// links numbered on from the article's); a forum's replies stay.
+#[test]
+fn comments_under_an_article() {
+    let story = "The council voted on Tuesday to reopen the old bridge to cyclists, after a year of repairs and two public meetings. ".repeat(6);
+    let comment =
+        "I cross that bridge every day and this is great news for everyone who rides to work. "
+            .repeat(2);
+    let html = format!(
+        "<html><head><title>Bridge reopens</title><meta property='og:type' content='article'>\
+         <script type='application/ld+json'>{{\"@type\":\"NewsArticle\"}}</script></head><body>\
+         <article><h1>Bridge reopens</h1><p>{story} <a href='/council'>council</a></p></article>\
+         <section id='comments'><h2>3 Comments</h2><ol class='commentlist'>\
+         <li class='comment'><p>{comment} <a href='/rides'>rides</a></p></li>\
+         <li class='comment'><p>{comment}</p></li></ol></section></body></html>"
+    );
+    let page = |comments: Comments, links: Links| {
+        let mut o = Options::new(false, Style::Markdown);
+        o.comments = comments;
+        o.links = links;
+        extract(&html, &base(), &o).text
+    };
+    let dropped = page(Comments::Drop, Links::Inline);
+    assert!(
+        dropped.starts_with("# Bridge reopens\n\nThe council"),
+        "{dropped}"
+    );
+    assert!(!dropped.contains("I cross that bridge"), "{dropped}");
+    let kept = page(Comments::Keep, Links::References);
+    let at = kept.find("## Comments").expect(&kept);
+    assert!(kept[at..].contains("I cross that bridge"), "{kept}");
+    assert!(
+        kept[..at].contains("[council][1]") && kept[at..].contains("[rides][2]"),
+        "{kept}"
+    );
+    assert!(
+        kept.ends_with("[1]: https://a.example/council\n[2]: https://a.example/rides"),
+        "{kept}"
+    );
+    // A forum lays its first post out as it lays the replies, and marks
+    // both as comments: they are its content.
+    let reply = |n: usize| {
+        format!(
+            "<div class=post itemtype='https://schema.org/Comment'><p>Reply {n}: {}</p></div>",
+            "I would pick the canister filter for a tank of that size, and clean it monthly. "
+                .repeat(4)
+        )
+    };
+    let thread = format!(
+        "<html><head><title>Which filter?</title></head><body><div class=thread>\
+         <div class=post><p>{story}</p></div>{}{}{}</div></body></html>",
+        reply(1),
+        reply(2),
+        reply(3)
+    );
+    let text = extract(&thread, &base(), &Options::new(false, Style::Plain)).text;
+    assert!(text.contains("Reply 3"), "{text}");
 }
 
 #[test]

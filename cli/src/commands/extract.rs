@@ -6,8 +6,9 @@ use std::io::Read as _;
 use std::process::ExitCode;
 
 use clap::Args;
-use webgate::extract::{render_page_as, Style};
+use webgate::extract::{extract as run_extraction, Options, Style};
 
+use crate::host::LookOptions;
 use crate::output::usage;
 
 /// Run web_fetch's HTML extraction on a local file (or - for stdin);
@@ -29,14 +30,30 @@ pub(crate) struct ExtractArgs {
     /// The file's charset label (default UTF-8).
     #[arg(long)]
     charset: Option<String>,
+    #[command(flatten)]
+    look: LookOptions,
 }
 
 /// Runs `extract`.
 pub(crate) fn run(a: ExtractArgs) -> ExitCode {
-    extract(&a.file, a.raw, a.text, &a.base_url, a.charset.as_deref())
+    extract(
+        &a.file,
+        a.raw,
+        a.text,
+        &a.base_url,
+        a.charset.as_deref(),
+        &a.look,
+    )
 }
 
-fn extract(file: &str, raw: bool, text: bool, base: &str, charset: Option<&str>) -> ExitCode {
+fn extract(
+    file: &str,
+    raw: bool,
+    text: bool,
+    base: &str,
+    charset: Option<&str>,
+    look: &LookOptions,
+) -> ExitCode {
     let base = match url::Url::parse(base) {
         Ok(u) => u,
         Err(_) => return usage(&format!("--base-url {base:?} is not a URL")),
@@ -70,7 +87,9 @@ fn extract(file: &str, raw: bool, text: bool, base: &str, charset: Option<&str>)
     };
     let html = webgate::body::charset::decode(&bytes, encoding);
     let style = if text { Style::Plain } else { Style::Markdown };
-    let (out, _) = render_page_as(&html, &base, raw, style);
+    let mut options = Options::new(raw, style);
+    (options.links, options.comments) = look.settings();
+    let out = run_extraction(&html, &base, &options).text;
     out!("{out}");
     ExitCode::SUCCESS
 }

@@ -8,6 +8,7 @@
 //! **Architecture Invariant:** every walk over the tree is iterative; a
 //! page nested 100,000 levels deep cannot overflow the stack.
 
+mod comments;
 mod dom;
 mod features;
 mod guard;
@@ -34,7 +35,7 @@ use work::Work;
 
 use crate::messages::Extraction;
 
-pub use crate::policy::Links;
+pub use crate::policy::{Comments, Links};
 pub use render::{Style, TRACKING_PARAMETERS};
 
 /// An article shorter than this (bytes, after trimming) is not trusted:
@@ -127,6 +128,8 @@ pub struct Options {
     pub style: Style,
     /// How markdown shows links (plain text never shows their targets).
     pub links: Links,
+    /// Whether reader comments under an article are shown (after it).
+    pub comments: Comments,
     /// Past this instant parsing stops reading the page and rendering
     /// stops writing; the text made so far comes back with `truncated`
     /// set. Without a hostile page the work is linear and an 8 MiB page
@@ -214,7 +217,7 @@ fn extract_metered(html: &str, base: &Url, options: &Options, work: &Work) -> Pa
         links: options.links,
         body_images,
     };
-    let render_as = |roots: &[dom::Id], drops: render::Drops, body_images| {
+    let render_more = |roots: &[dom::Id], drops: render::Drops, body_images, refs| {
         render::render_titled(
             &doc,
             roots,
@@ -223,7 +226,11 @@ fn extract_metered(html: &str, base: &Url, options: &Options, work: &Work) -> Pa
             drops,
             work,
             title.as_deref(),
+            refs,
         )
+    };
+    let render_as = |roots: &[dom::Id], drops: render::Drops, body_images| {
+        render_more(roots, drops, body_images, Vec::new())
     };
     let render = |roots: &[dom::Id], drops: render::Drops| render_as(roots, drops, raw);
     // What extraction chose is shown once (`repeats`); a raw rendering
@@ -235,10 +242,47 @@ fn extract_metered(html: &str, base: &Url, options: &Options, work: &Work) -> Pa
     let body = doc.body();
     if !raw {
         let rules = prune::Pruner::new(&doc);
-        let r = match select::choose(&doc, base, &rules) {
-            select::Choice::Article(root) => render_as(&[root], Some(&|id| rules.drops(id)), true),
-            select::Choice::Other { root, dropped } => render(&[root], Some(&|id| dropped[id])),
+        let (root, comments, article, dropped) = match select::choose(&doc, base, &rules) {
+            select::Choice::Article { root, comments } => (root, comments, true, Vec::new()),
+            select::Choice::Other {
+                root,
+                dropped,
+                comments,
+            } => (root, comments, false, dropped),
         };
+        let mut under = vec![false; doc.nodes.len()];
+        for &c in &comments.inside {
+            under[c] = true;
+        }
+        let drops = |id: dom::Id| {
+            under[id]
+                || if article {
+                    rules.drops(id)
+                } else {
+                    dropped[id]
+                }
+        };
+        let mut r = render_as(&[root], Some(&drops), article || raw);
+        let shown: Vec<dom::Id> = comments
+            .inside
+            .iter()
+            .chain(&comments.after)
+            .copied()
+            .collect();
+        if options.comments == Comments::Keep && !shown.is_empty() {
+            // After the page's text, under their own heading; numbered on
+            // from its references.
+            let c = render_more(&shown, None, true, std::mem::take(&mut r.refs));
+            r.refs = c.refs;
+            if !c.text.is_empty() {
+                let heading = match style {
+                    Style::Markdown => "## Comments",
+                    Style::Plain => "Comments",
+                };
+                r.text = format!("{}\n\n{heading}\n\n{}", r.text, c.text);
+                r.truncated |= c.truncated;
+            }
+        }
         if r.text.trim().len() >= MIN_ARTICLE_BYTES {
             return page(deduplicated(r), Extraction::Readability);
         }

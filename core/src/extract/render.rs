@@ -536,11 +536,14 @@ pub fn render(
     drops: Drops,
     work: &Work,
 ) -> Rendered {
-    render_titled(doc, roots, base, look, drops, work, None)
+    render_titled(doc, roots, base, look, drops, work, None, Vec::new())
 }
 
 /// [`render`] for a page whose title line is `title`: an image whose alt
-/// text says no more than the title is not shown.
+/// text says no more than the title is not shown. With
+/// [`Links::References`], `refs` are the URLs a text before this one
+/// numbered already: this one goes on from them.
+#[allow(clippy::too_many_arguments)]
 pub fn render_titled(
     doc: &Doc,
     roots: &[Id],
@@ -549,7 +552,13 @@ pub fn render_titled(
     drops: Drops,
     work: &Work,
     title: Option<&str>,
+    refs: Vec<String>,
 ) -> Rendered {
+    let numbered = refs
+        .iter()
+        .enumerate()
+        .map(|(i, u)| (u.clone(), i + 1))
+        .collect();
     let mut r = Renderer {
         doc,
         base,
@@ -558,8 +567,8 @@ pub fn render_titled(
         body_images: look.body_images,
         title: title.map(words).unwrap_or_default(),
         alts: Vec::new(),
-        refs: Vec::new(),
-        numbered: HashMap::new(),
+        refs,
+        numbered,
         last_link: None,
         frames: vec![FrameKind::Plain],
         bufs: vec![Buf::new(false)],

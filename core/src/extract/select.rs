@@ -29,6 +29,7 @@
 //!    page is dropped whatever the classifier says, and so is a quotation
 //!    of text the root already showed.
 
+use super::comments;
 use super::dom::{Doc, Id};
 use super::features::{self, Figures};
 use super::model::logit;
@@ -51,10 +52,26 @@ pub const MAX_SCORED: usize = 4_000;
 
 /// What to render.
 pub enum Choice {
-    /// An article: the root, with the article rules.
-    Article(Id),
-    /// Another kind of page: the root, without the text of these nodes.
-    Other { root: Id, dropped: Vec<bool> },
+    /// An article: the root, with the article rules, and the reader
+    /// comments of the page (see `comments`).
+    Article { root: Id, comments: Comments },
+    /// Another kind of page: the root, without the text of these nodes,
+    /// and the reader comments of the page.
+    Other {
+        root: Id,
+        dropped: Vec<bool>,
+        comments: Comments,
+    },
+}
+
+/// The reader comments of a page: none when they are its content (a
+/// thread's replies), which the root keeps.
+#[derive(Debug, Default)]
+pub struct Comments {
+    /// Inside the root: left out of its text.
+    pub inside: Vec<Id>,
+    /// After the root, in the page: never in its text.
+    pub after: Vec<Id>,
 }
 
 /// The model's root: the candidate ranked first (the body when there is
@@ -323,14 +340,44 @@ pub fn choose(doc: &Doc, url: &url::Url, rules: &Pruner) -> Choice {
     let off = off_limits(doc);
     let root = root_outside(doc, &f, &off.root);
     let page = features::page(doc, &f, url, root);
+    // Reader comments are not the page's text, unless the page says it
+    // is a discussion, its host is a forum, or they are most of what the
+    // root holds (see `comments`).
+    let discussion = features::declares_discussion(&page) || comments::forum_host(url);
+    let product = features::unit_context(&page)[0] == 1.0;
+    let comments_in = |root: Id| {
+        let found = comments::regions(doc, root);
+        let content = discussion
+            || product
+            || (!found.is_empty()
+                && (!comments::after_the_body(doc, root, &found)
+                    || comments::are_the_content(doc, root, &found)
+                    || comments::posts_alike(doc, root, &found)));
+        if content {
+            return Comments::default();
+        }
+        Comments {
+            inside: found,
+            after: comments::regions_after(doc, root),
+        }
+    };
     if features::declares_article(&page) || PAGE.score(&page) >= logit(ARTICLE) {
-        return Choice::Article(root);
+        let root = if discussion {
+            root
+        } else {
+            comments::outside(doc, root)
+        };
+        return Choice::Article {
+            root,
+            comments: comments_in(root),
+        };
     }
     let ranked = root;
     let mut root = run_around(doc, root, &off.root);
     if root == ranked && features::declares_discussion(&page) {
         root = replies_after(doc, root, &off.root);
     }
+    let comments = comments_in(root);
     let n = doc.nodes.len();
     let (mut dropped, mut own_text) = (vec![false; n], vec![false; n]);
     let mut scored = 0;
@@ -355,7 +402,11 @@ pub fn choose(doc: &Doc, url: &url::Url, rules: &Pruner) -> Choice {
             dropped[text] = true;
         }
     });
-    Choice::Other { root, dropped }
+    Choice::Other {
+        root,
+        dropped,
+        comments,
+    }
 }
 
 #[cfg(test)]
@@ -547,7 +598,7 @@ mod tests {
         );
         let url = url::Url::parse("https://news.example/2024/bridge").unwrap();
         match choose(&doc, &url, &Pruner::new(&doc)) {
-            Choice::Article(r) => assert_eq!(r, ranked),
+            Choice::Article { root: r, .. } => assert_eq!(r, ranked),
             Choice::Other { .. } => panic!("a page declaring an article twice is one"),
         }
     }

@@ -50,6 +50,41 @@ impl std::str::FromStr for Links {
     }
 }
 
+/// Whether the reader comments under an article are shown (contract
+/// §13). A forum thread's or a Q&A page's replies are its content and are
+/// shown either way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Comments {
+    /// Left out (the default).
+    #[default]
+    Drop,
+    /// Shown after the article, under a `Comments` heading of their own.
+    Keep,
+}
+
+impl Comments {
+    /// The setting's name, as the CLI takes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Comments::Drop => "drop",
+            Comments::Keep => "keep",
+        }
+    }
+}
+
+impl std::str::FromStr for Comments {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Comments, String> {
+        match s {
+            "drop" => Ok(Comments::Drop),
+            "keep" => Ok(Comments::Keep),
+            _ => Err(format!("comments must be drop or keep, not {s:?}")),
+        }
+    }
+}
+
 /// The limits one host applies to every call. Build it from
 /// [`Policy::default`] and lower or raise what the host needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -112,6 +147,9 @@ pub struct Policy {
     /// How links are shown in a fetched page's markdown (default
     /// [`Links::Inline`]).
     pub links: Links,
+    /// Whether reader comments under an article are shown (default
+    /// [`Comments::Drop`]).
+    pub comments: Comments,
 }
 
 impl Default for Policy {
@@ -136,6 +174,7 @@ impl Default for Policy {
             idle_total: 256,
             idle_timeout: Duration::from_secs(30),
             links: Links::Inline,
+            comments: Comments::Drop,
         }
     }
 }

@@ -23,5 +23,5 @@ mod table;
 pub use addr::{check, vet, BlockedRange, Verdict, VettedAddr};
 pub use admission::{admit, admit_parsed, display_form, AdmittedUrl};
 pub use domains::DomainRules;
-pub use limits::{Links, Policy};
+pub use limits::{Comments, Links, Policy};
 pub use redirect::{is_redirect_status, next_hop, Hop};

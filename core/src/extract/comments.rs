@@ -1,0 +1,340 @@
+//! Reader comments under an article are not the article.
+//!
+//! A news story or a blog post often carries its readers' comments below
+//! it, sometimes ten times its own length: a reader of the story does not
+//! want them, and a model that reads them takes a stranger's opinion for
+//! the page's. A forum thread or a Q&A page is the other way round: its
+//! replies are its content.
+//!
+//! A **comment region** is an element named for comments (a class or id
+//! word `comment`, `comments`, `commentlist`, `comments…`, `disqus…` or
+//! WordPress's `respond`; not `commentary`, nor a feature such as
+//! `commentOnSelection`), or one marked up as schema.org `Comment` or
+//! `UserComments`. The comment regions inside the chosen root that come
+//! after its body (not a field spread through a listing's items) are
+//! left out, unless the page declares a product (its reviews and
+//! testimonials are the product's), the page says it is a discussion (in its
+//! JSON-LD or the path of its URL), its host names a forum, the text
+//! outside the comments is too short to be an article (a thread under a
+//! one-line question), or it is a post built as the comments are (a
+//! forum marks its replies as comments and lays the first post out the
+//! same way): then they are the content. A root chosen inside a
+//! comment region (the longest text on the page was its comments) climbs
+//! out of it first.
+//!
+//! Linear: one pass over the root's subtree, skipping what a region
+//! already covers, and a bounded climb.
+
+use super::dom::{Doc, Id};
+
+/// How far up a root climbs to leave a comment region.
+const CLIMB: usize = 12;
+
+/// The article text outside the comments (characters) under which the
+/// comments are the content.
+const MIN_ARTICLE: usize = 500;
+
+/// Whether a class or id word names comments.
+fn names_comments(word: &str) -> bool {
+    matches!(word, "comment" | "comments" | "commentlist" | "respond")
+        || word.starts_with("comments")
+        || word.starts_with("disqus")
+}
+
+/// Words that, beside a comment word, name the thing commented on
+/// (`comment-article`, `comments-main-story`): not a comment region.
+fn names_content(word: &str) -> bool {
+    matches!(word, "article" | "story" | "main" | "content")
+}
+
+/// Whether element `id` is a comment region (see the module header).
+pub fn is_comment_region(doc: &Doc, id: Id) -> bool {
+    let n = &doc.nodes[id];
+    if n.tag().is_none() {
+        return false;
+    }
+    if n.attr("itemtype").is_some_and(|t| {
+        let t = t.to_ascii_lowercase();
+        t.ends_with("/comment") || t.ends_with("/usercomments")
+    }) {
+        return true;
+    }
+    let named = |v: Option<&str>| {
+        v.is_some_and(|v| {
+            let words = || {
+                v.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                    .map(str::to_ascii_lowercase)
+            };
+            words().any(|w| names_comments(&w)) && !words().any(|w| names_content(&w))
+        })
+    };
+    named(n.attr("class")) || named(n.attr("id"))
+}
+
+/// Whether the regions come after the body of `root`, as comments under
+/// an article do: less text lies outside them after the first one than
+/// before it (a listing's `Comments:` field on every item is spread
+/// through the items).
+pub fn after_the_body(doc: &Doc, root: Id, regions: &[Id]) -> bool {
+    let Some(&first) = regions.first() else {
+        return false;
+    };
+    let (mut before, mut after) = (0usize, 0usize);
+    let mut next = regions.iter().copied().peekable();
+    let mut id = root + 1;
+    let end = doc.end(root);
+    while id < end {
+        if next.peek() == Some(&id) {
+            next.next();
+            id = doc.end(id);
+            continue;
+        }
+        let n = &doc.nodes[id];
+        if n.junk {
+            id = doc.end(id);
+            continue;
+        }
+        if n.tag().is_none() {
+            if id < first {
+                before += n.text_len;
+            } else {
+                after += n.text_len;
+            }
+        }
+        id += 1;
+    }
+    after < before
+}
+
+/// `root`, or, when it lies in a comment region (at most [`CLIMB`]
+/// levels up), the parent of the outermost such region.
+pub fn outside(doc: &Doc, root: Id) -> Id {
+    let mut out = root;
+    let mut at = Some(root);
+    for _ in 0..CLIMB {
+        let Some(id) = at else { break };
+        if id == doc.body() {
+            break;
+        }
+        if is_comment_region(doc, id) {
+            if let Some(p) = doc.parent(id) {
+                out = p;
+            }
+        }
+        at = doc.parent(id);
+    }
+    out
+}
+
+/// The outermost comment regions inside `root` (not `root` itself), in
+/// document order.
+pub fn regions(doc: &Doc, root: Id) -> Vec<Id> {
+    let mut found = Vec::new();
+    let mut id = root + 1;
+    let end = doc.end(root);
+    while id < end {
+        let n = &doc.nodes[id];
+        if n.junk {
+            id = doc.end(id);
+            continue;
+        }
+        if is_comment_region(doc, id) && n.text_len > 0 {
+            found.push(id);
+            id = doc.end(id);
+            continue;
+        }
+        id += 1;
+    }
+    found
+}
+
+/// The outermost comment regions of the page's body after `root` (where
+/// a story's comments sit when the story alone was chosen), in document
+/// order.
+pub fn regions_after(doc: &Doc, root: Id) -> Vec<Id> {
+    let body = doc.body();
+    let mut found = Vec::new();
+    let mut id = doc.end(root).max(body + 1);
+    let end = doc.end(body);
+    while id < end {
+        let n = &doc.nodes[id];
+        if n.junk {
+            id = doc.end(id);
+            continue;
+        }
+        if is_comment_region(doc, id) && n.text_len > 0 {
+            found.push(id);
+            id = doc.end(id);
+            continue;
+        }
+        id += 1;
+    }
+    found
+}
+
+/// Whether the comments are the content of `root`: the text outside them
+/// is too short to be an article (a question, a one-line post).
+pub fn are_the_content(doc: &Doc, root: Id, regions: &[Id]) -> bool {
+    let all = doc.nodes[root].text_len;
+    let comments: usize = regions.iter().map(|&r| doc.nodes[r].text_len).sum();
+    all.saturating_sub(comments) < MIN_ARTICLE
+}
+
+/// The shortest text (characters) of an element outside the comments
+/// that counts as a post built like them.
+const POST_TEXT: usize = 100;
+
+/// Whether the text outside the comments is a post built as they are: an
+/// element outside every region, with text of its own, whose tag and class
+/// are those of a region (a forum marks every reply as a schema.org
+/// `Comment` and lays the opening post out the same way; a story's body is
+/// built apart from its comments).
+pub fn posts_alike(doc: &Doc, root: Id, regions: &[Id]) -> bool {
+    let look = |id: Id| {
+        let n = &doc.nodes[id];
+        (n.tag().unwrap_or(""), n.attr("class").unwrap_or(""))
+    };
+    let looks: Vec<(&str, &str)> = regions.iter().map(|&r| look(r)).collect();
+    let mut next = regions.iter().copied().peekable();
+    let mut id = root + 1;
+    let end = doc.end(root);
+    while id < end {
+        if next.peek() == Some(&id) {
+            next.next();
+            id = doc.end(id);
+            continue;
+        }
+        let n = &doc.nodes[id];
+        if n.junk {
+            id = doc.end(id);
+            continue;
+        }
+        if n.tag().is_some() && n.text_len >= POST_TEXT && looks.contains(&look(id)) {
+            return true;
+        }
+        id += 1;
+    }
+    false
+}
+
+/// Words of a host name that say the site is a forum (`forum.example`,
+/// `examplecommunity.org`, `answers.example.com`): its pages are threads,
+/// whatever a page model makes of one.
+const FORUM_HOSTS: &[&str] = &["forum", "community", "discuss", "answers", "boards", "bbs"];
+
+/// Whether the page's host says it is a forum (see [`FORUM_HOSTS`]).
+pub fn forum_host(url: &url::Url) -> bool {
+    let host = url.host_str().unwrap_or("").to_ascii_lowercase();
+    host.split('.')
+        .rev()
+        .skip(1)
+        .any(|label| FORUM_HOSTS.iter().any(|w| label.contains(w)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_names_comments() {
+        let doc = Doc::parse(
+            "<div id=a class='comment-list'>x</div><div id=b class=commentsContainer>x</div>\
+             <div id=c class=commentary>x</div><div id=d class=commentOnSelection>x</div>\
+             <section id=comments>x</section><div id=f class=disqus_thread>x</div>\
+             <div id=g itemtype='https://schema.org/Comment'>x</div><div id=h class=respond>x</div>\
+             <div id=i class=comments-body>x</div><div id=j class=comment-article>x</div>",
+        );
+        for (id, want) in [
+            ("a", true),
+            ("b", true),
+            ("c", false),
+            ("d", false),
+            ("comments", true),
+            ("f", true),
+            ("g", true),
+            ("h", true),
+            ("i", true),
+            ("j", false),
+        ] {
+            assert_eq!(is_comment_region(&doc, doc.with_id(id)), want, "{id}");
+        }
+    }
+
+    #[test]
+    fn a_first_post_built_like_the_replies_makes_a_thread() {
+        let post = "A post with enough words in it to be a post of the thread. ".repeat(3);
+        let thread = Doc::parse(&format!(
+            "<div id=t><div class=post><p>{post}</p></div>\
+             <div class=post itemtype='https://schema.org/Comment'><p>{post}</p></div>\
+             <div class=post itemtype='https://schema.org/Comment'><p>{post}</p></div></div>"
+        ));
+        let t = thread.with_id("t");
+        let found = regions(&thread, t);
+        assert_eq!(found.len(), 2);
+        assert!(posts_alike(&thread, t, &found));
+        let story = Doc::parse(&format!(
+            "<div id=t><div class=story><p>{post}</p></div>\
+             <div class=post itemtype='https://schema.org/Comment'><p>{post}</p></div></div>"
+        ));
+        let t = story.with_id("t");
+        assert!(!posts_alike(&story, t, &regions(&story, t)));
+    }
+
+    #[test]
+    fn comments_come_after_the_body() {
+        let story = Doc::parse(
+            "<div id=t><p>The story, at some length.</p><div class=comments><p>Nice.</p></div>\
+             <p>Footer</p></div>",
+        );
+        let t = story.with_id("t");
+        assert!(after_the_body(&story, t, &regions(&story, t)));
+        let listing = Doc::parse(
+            "<div id=t><p>Paper one</p><p class=list-comments>Comments: 10 pages</p>\
+             <p>Paper two, a longer title</p><p class=list-comments>Comments: 4 figures</p></div>",
+        );
+        let t = listing.with_id("t");
+        assert!(!after_the_body(&listing, t, &regions(&listing, t)));
+    }
+
+    #[test]
+    fn forum_hosts() {
+        for (u, forum) in [
+            ("https://www.warriorforum.com/a/1-b.html", true),
+            ("https://community.example.org/t/1", true),
+            ("https://answers.example.com/q", true),
+            ("https://news.example.com/forum-of-ideas", false),
+            ("https://example.com/", false),
+        ] {
+            assert_eq!(forum_host(&url::Url::parse(u).unwrap()), forum, "{u}");
+        }
+    }
+
+    #[test]
+    fn a_root_inside_the_comments_climbs_out() {
+        let doc = Doc::parse(
+            "<div id=page><article id=story><p>Story.</p></article>\
+             <div class=comments id=c><div id=list><p id=one>First!</p></div></div></div>",
+        );
+        assert_eq!(outside(&doc, doc.with_id("one")), doc.with_id("page"));
+        assert_eq!(outside(&doc, doc.with_id("story")), doc.with_id("story"));
+        assert_eq!(regions(&doc, doc.with_id("page")), vec![doc.with_id("c")]);
+    }
+
+    #[test]
+    fn comments_that_are_most_of_a_short_post_are_its_content() {
+        let long = "A reply with something to say about the question above. ".repeat(20);
+        let thread = Doc::parse(&format!(
+            "<div id=t><p>Help?</p><div class=comments id=c><p>{long}</p></div></div>"
+        ));
+        let t = thread.with_id("t");
+        assert!(are_the_content(&thread, t, &regions(&thread, t)));
+        // However long the comments, an article of its own length stays
+        // the article.
+        let story = "The story itself, told at length, with facts and quotes. ".repeat(10);
+        let article = Doc::parse(&format!(
+            "<div id=t><p>{story}</p><div class=comments id=c><p>{long}{long}{long}</p></div></div>"
+        ));
+        let t = article.with_id("t");
+        assert!(!are_the_content(&article, t, &regions(&article, t)));
+    }
+}
