@@ -1,5 +1,7 @@
 //! Writes the training rows of extraction's selection models for every
-//! page of the two public benchmarks (`../shared/data`): run by
+//! page of the development corpora (`../shared/data`: the WCXB development
+//! split, the article-extraction benchmark with ids `n…`, and web-classics
+//! with ids `c…`, its page types those of its sources): run by
 //! `bench/train/train.py`, which labels them against the reference texts
 //! and fits the trees compiled into `core/src/extract/model_data.rs`.
 //!
@@ -22,6 +24,10 @@ fn main() {
     for mut p in scoring::article_pages(&scoring::shared_data("article-extraction-benchmark")) {
         p.page_type = "news".into();
         p.id = format!("n{}", p.id);
+        pages.push(p);
+    }
+    for mut p in scoring::wcxb_pages(&scoring::shared_data("web-classics")) {
+        p.id = format!("c{}", p.id);
         pages.push(p);
     }
     let rows: Mutex<Vec<(usize, [String; 3])>> = Mutex::new(Vec::new());

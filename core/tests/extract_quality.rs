@@ -1,7 +1,8 @@
 //! The quality floor of extraction: stratified samples of both public
 //! benchmarks, committed under `bench/quality/` (91 of the 181 news pages;
 //! 20 pages of each of WCXB dev's seven types), run in process and scored
-//! with the benchmarks' own metrics (the same code `cargo xtask bench
+//! with the benchmarks' own metrics, on the text, on the markdown as
+//! printed, and for the title shown first (the same code `cargo xtask bench
 //! extract` uses on the whole sets beside the workspace, where the
 //! reference scripts agree with it). A ratchet: raise the floors when
 //! extraction improves; a change that lowers one is a trade to make on
@@ -26,36 +27,42 @@ fn base_of(url: &str) -> url::Url {
 /// counted as text the reference lacks (0.013 on the whole set).
 const NEWS_F1: f64 = 0.972;
 
-/// The WCXB sample's F1 (bag of words) overall and per page type, now:
-/// overall 0.840; article 0.952, collection 0.788, documentation 0.960,
-/// forum 0.789, listing 0.774, product 0.729, service 0.889 (the whole dev
-/// split: 0.889 overall). Lowered on purpose three times: listing, for
-/// the JSON-LD, review and hidden-wrapper signals (two of this sample's
-/// listings whose tiles carry ratings lost some tiles while listing on
-/// the whole split held); forum, for the rule that a page declaring
-/// itself an article in JSON-LD and Open Graph takes the article rules
-/// (one thread of this sample declares both and now keeps its first post
-/// only; the held-out forum figure is unchanged, 0.751, because a model
-/// that has not seen that page calls it an article too); and collection,
-/// forum and listing when the models were retrained on the rows of the
-/// collapsed panels read since 335ca65 (a retrain moves a few pages of
-/// any sample both ways: one collection of this sample went from 0.93 to
-/// 0.32 while collection on the whole split held, 0.742 to 0.741). These
-/// pages are among those the selection models learn from, so the floors
-/// guard against regressions; what the models do on pages they never
-/// saw is the trainer's held-out figure (`bench/train/train.py
-/// --held-out`, in BENCHMARKS.md).
-const WCXB_F1: f64 = 0.838;
-const WCXB_TYPES: [(&str, f64); 7] = [
-    // 0.950 before the title line (0.949 now).
-    ("article", 0.948),
-    ("collection", 0.786),
-    ("documentation", 0.958),
-    ("forum", 0.787),
-    ("listing", 0.771),
-    ("product", 0.727),
-    ("service", 0.887),
+/// The WCXB sample's F1 (bag of words) overall and per page type, on the
+/// text and on the markdown as printed (what a model reads), now: overall
+/// 0.826 / 0.760; article 0.939 / 0.913, collection 0.778 / 0.672,
+/// documentation 0.960 / 0.885, forum 0.790 / 0.746, listing 0.742 /
+/// 0.599, product 0.686 / 0.655, service 0.885 / 0.853.
+///
+/// Lowered on purpose, each time with the reason: listing, for the
+/// JSON-LD, review and hidden-wrapper signals; forum, for the rule that a
+/// page declaring itself an article in JSON-LD and Open Graph takes the
+/// article rules; collection, forum and listing when the models were
+/// retrained on the rows of the collapsed panels; article and listing
+/// for the title line (contract §13, which the references keep apart);
+/// and every type when the models were retrained on web-classics too
+/// (1,423 older pages): these pages are among those the models learn
+/// from, and a model fitted to more kinds of pages fits these less (the
+/// sample's product 0.729 -> 0.686, listing 0.771 -> 0.742), while on
+/// pages the models never saw WCXB holds (held out by site 0.859 ->
+/// 0.860) and web-classics gains (0.924 -> 0.936). The floors guard
+/// against regressions; what the models do on pages they never saw is the
+/// trainer's held-out figure (`bench/train/train.py --held-out`, in
+/// BENCHMARKS.md).
+const WCXB_F1: (f64, f64) = (0.825, 0.759);
+const WCXB_TYPES: [(&str, f64, f64); 7] = [
+    ("article", 0.938, 0.912),
+    ("collection", 0.777, 0.671),
+    ("documentation", 0.959, 0.884),
+    ("forum", 0.789, 0.745),
+    ("listing", 0.741, 0.598),
+    ("product", 0.685, 0.654),
+    ("service", 0.884, 0.852),
 ];
+
+/// The share of the sample's pages with a reference title whose output
+/// shows it in its first 600 characters: 0.850 now (0.26 before the title
+/// line).
+const WCXB_TITLES: f64 = 0.849;
 
 #[test]
 fn news_articles_keep_their_f1() {
@@ -84,20 +91,30 @@ fn every_page_type_keeps_its_f1() {
     let mut score = WcxbScore::default();
     for p in &pages {
         let text = render_page_as(&p.html, &base_of(&p.url), false, Style::Plain).0;
-        score.add(p, &text, None);
+        let md = render_page_as(&p.html, &base_of(&p.url), false, Style::Markdown).0;
+        score.add(p, &text, Some(&md));
     }
     let report = score.report("webgate");
     eprintln!("{report}");
-    let (f1, _, _) = score.overall().means();
+    let overall = score.overall();
+    let (f1, _, _) = overall.means();
     assert!(
-        f1 >= WCXB_F1,
-        "WCXB F1 {f1:.4} under the floor {WCXB_F1}\n{report}"
+        f1 >= WCXB_F1.0 && overall.md_mean() >= WCXB_F1.1,
+        "WCXB F1 {f1:.4} / markdown {:.4} under the floor {WCXB_F1:?}\n{report}",
+        overall.md_mean()
     );
-    for (ty, floor) in WCXB_TYPES {
-        let (f, _, _) = score.by_type[ty].means();
+    for (ty, text, md) in WCXB_TYPES {
+        let t = &score.by_type[ty];
+        let (f, _, _) = t.means();
         assert!(
-            f >= floor,
-            "{ty}: F1 {f:.4} under the floor {floor}\n{report}"
+            f >= text && t.md_mean() >= md,
+            "{ty}: F1 {f:.4} / markdown {:.4} under the floor ({text}, {md})\n{report}",
+            t.md_mean()
         );
     }
+    assert!(
+        overall.title_rate() >= WCXB_TITLES,
+        "titles shown on {:.3} of pages, under the floor {WCXB_TITLES}\n{report}",
+        overall.title_rate()
+    );
 }

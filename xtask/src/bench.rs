@@ -8,12 +8,14 @@
 //! interleaved), rs-trafilatura (`bench/peers/rs_trafilatura`, on the
 //! WCXB split, its predictions scored by the reference script),
 //! trafilatura and readability-lxml (a virtualenv under
-//! `target/peers/venv`; trafilatura also on WCXB), Readability.js with
+//! `target/peers/venv`; trafilatura also on WCXB, both on web-classics,
+//! trafilatura with and without comments), Readability.js with
 //! jsdom (npm, under `target/peers/node`). A peer that cannot be set up
 //! is reported as not run, with the reason. Last, the held-out figures:
 //! the trainer (`bench/train/train.py --held-out-only`, a virtualenv
-//! under `target/train/venv`) extracts every page with models trained
-//! without it.
+//! under `target/train/venv`) extracts every page with models that never
+//! saw its site (folds grouped by site), and every page of one corpus with
+//! models fitted on the other.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -148,10 +150,16 @@ fn ms_per_page(output: &str, heading: &str) -> Option<f64> {
         .and_then(|ms| ms.parse::<f64>().ok())
 }
 
-/// The reference WCXB scorer on a predictions file.
+/// The reference WCXB scorer on a predictions file of the WCXB split.
 fn score_wcxb(pred: &Path) -> Result<String, String> {
+    score_corpus("wcxb-dev", pred)
+}
+
+/// The reference WCXB scorer on a predictions file of a corpus in WCXB's
+/// shape under `../shared/data`.
+fn score_corpus(corpus: &str, pred: &Path) -> Result<String, String> {
     let script = root().join("../shared/tools/score_wcxb.py");
-    let data = root().join("../shared/data/wcxb-dev");
+    let data = root().join("../shared/data").join(corpus);
     capture_text(
         "python3",
         &[
@@ -169,13 +177,14 @@ fn score_wcxb(pred: &Path) -> Result<String, String> {
 /// scripts on webgate's predictions, then each peer, then the ratios.
 fn extract() -> Result<Vec<Section>, String> {
     let mut sections = vec![capture(
-        "Extraction quality and speed (181 news pages and the WCXB development split)",
+        "Extraction quality and speed (181 news pages, web-classics, the WCXB development split)",
         "cargo",
         &["bench", "-p", "webgate", "--bench", "extract"],
         &[],
     )?];
     let ours_news = ms_per_page(&sections[0].output, "speed on the 181 news pages");
     let ours_wcxb = ms_per_page(&sections[0].output, "speed on the WCXB development split");
+    let ours_classics = ms_per_page(&sections[0].output, "speed on web-classics");
     step("cargo", &["build", "--release", "-p", "webgate-cli"])?;
     let bin = root().join("target/release/webgate");
     sections.push(capture(
@@ -207,10 +216,14 @@ fn extract() -> Result<Vec<Section>, String> {
         &root(),
     )?;
     let wcxb_out = score_wcxb(&root().join("target/wcxb-predictions.jsonl"))?;
+    let classics_out = score_corpus(
+        "web-classics",
+        &root().join("target/classics-predictions.jsonl"),
+    )?;
     sections.push(Section {
         title: "The reference scoring scripts on the same predictions",
-        command: "python3 ../shared/tools/score_extraction.py …; python3 ../shared/tools/score_wcxb.py … --predictions target/wcxb-predictions.jsonl".into(),
-        output: format!("{out}\n{wcxb_out}"),
+        command: "python3 ../shared/tools/score_extraction.py …; python3 ../shared/tools/score_wcxb.py … --predictions target/{wcxb,classics}-predictions.jsonl".into(),
+        output: format!("{out}\n{wcxb_out}\n{classics_out}"),
     });
     let mut lines = Vec::new();
     let mut notes = Vec::new();
@@ -249,6 +262,23 @@ fn extract() -> Result<Vec<Section>, String> {
         }
         Err(e) => notes.push(format!("rs-trafilatura: not run: {e}")),
     }
+    // The peers on web-classics, the older pages: their quality there is
+    // the bar the goals name (readability-lxml, trafilatura without
+    // comments).
+    let classics = root().join("../shared/data/web-classics");
+    let classics_pred = root().join("target/peers/web-classics");
+    match peer_python_corpus(&classics, &classics_pred) {
+        Ok(out) => {
+            lines.extend(out.lines().map(|l| ("clas", l.to_string())));
+            for peer in ["trafilatura", "trafilatura-no-comments", "readability-lxml"] {
+                quality.push_str(&format!(
+                    "{peer} (venv) on web-classics, WCXB metric:\n{}\n",
+                    score_corpus("web-classics", &classics_pred.join(format!("{peer}.jsonl")))?
+                ));
+            }
+        }
+        Err(e) => notes.push(format!("peers on web-classics: not run: {e}")),
+    }
     match peer_node(&news.join("html")) {
         Ok(out) => lines.extend(out.lines().map(|l| ("news", l.to_string()))),
         Err(e) => notes.push(format!("Readability.js: not run: {e}")),
@@ -274,7 +304,11 @@ fn extract() -> Result<Vec<Section>, String> {
             .find(|(_, l)| field(l, "peer").is_some_and(|p| p.starts_with("webgate")))
             .and_then(|(_, l)| field(l, "ms_per_page"))
             .and_then(|v| v.parse::<f64>().ok());
-        let ours = if *set == "news" { ours_news } else { ours_wcxb };
+        let ours = match *set {
+            "news" => ours_news,
+            "clas" => ours_classics,
+            _ => ours_wcxb,
+        };
         let (base, goal) = if name.starts_with("dom_smoothie") {
             (same_process, "> 1x")
         } else if name.starts_with("rs-trafilatura") {
@@ -313,7 +347,7 @@ fn extract() -> Result<Vec<Section>, String> {
         output: table,
     });
     sections.push(Section {
-        title: "The peers' quality on the WCXB development split (same metric)",
+        title: "The peers' quality on the WCXB development split and web-classics (same metric)",
         command: "python3 ../shared/tools/score_wcxb.py … --predictions target/peers/…".into(),
         output: quality,
     });
@@ -333,7 +367,7 @@ fn extract() -> Result<Vec<Section>, String> {
         Err(e) => format!("not run: {e}\n"),
     };
     sections.push(Section {
-        title: "Held out: each page extracted by models trained without it (five folds)",
+        title: "Held out: every page extracted by models that never saw its site (five folds grouped by site), and across corpora (fitted on WCXB and the news pages, scored on web-classics; and the other way round)",
         command: "python3 bench/train/train.py --held-out-only".into(),
         output: held_out,
     });
@@ -429,6 +463,22 @@ fn peer_python_wcxb(wcxb: &Path, out: &Path) -> Result<String, String> {
             &script.display().to_string(),
             "--wcxb",
             &wcxb.display().to_string(),
+            &out.display().to_string(),
+        ],
+        &[],
+        &root(),
+    )
+}
+
+fn peer_python_corpus(corpus: &Path, out: &Path) -> Result<String, String> {
+    let py = venv()?;
+    let script = root().join("bench/peers/peers.py");
+    capture_text(
+        &py.display().to_string(),
+        &[
+            &script.display().to_string(),
+            "--corpus",
+            &corpus.display().to_string(),
             &out.display().to_string(),
         ],
         &[],

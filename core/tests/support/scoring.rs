@@ -57,6 +57,8 @@ pub struct Page {
     /// Snippets that must appear, and boilerplate that must not (WCXB).
     pub with: Vec<String>,
     pub without: Vec<String>,
+    /// The page's title as the reference gives it (WCXB; empty when none).
+    pub title: String,
 }
 
 fn strings(v: Option<&Value>) -> Vec<String> {
@@ -96,6 +98,7 @@ pub fn wcxb_pages(dir: &Path) -> Vec<Page> {
             truth_markdown: s("main_content_markdown"),
             with: strings(v.get("with")),
             without: strings(v.get("without")),
+            title: s("title"),
         });
     }
     out
@@ -126,6 +129,7 @@ pub fn article_pages(dir: &Path) -> Vec<Page> {
             truth_markdown: String::new(),
             with: Vec::new(),
             without: Vec::new(),
+            title: String::new(),
         });
     }
     out
@@ -292,6 +296,15 @@ fn is_list_item(t: &str) -> bool {
     rest.starts_with(|c: char| c.is_whitespace()) && !rest.trim().is_empty()
 }
 
+/// Whether the first 600 characters of `output` show `title`: its words,
+/// lower case, in a row.
+pub fn shows_title(output: &str, title: &str) -> bool {
+    let head: String = output.chars().take(600).collect::<String>().to_lowercase();
+    let title = title.to_lowercase();
+    let want = tokens(&title).join(" ");
+    !want.is_empty() && tokens(&head).join(" ").contains(&want)
+}
+
 /// The WCXB figures of one extractor over a set of pages.
 #[derive(Default)]
 pub struct WcxbScore {
@@ -310,6 +323,14 @@ pub struct TypeSums {
     pub f: f64,
     pub with: (f64, usize),
     pub without: (f64, usize),
+    /// The F1 of the markdown as printed (URLs, markup and all), summed
+    /// over the pages that had one.
+    pub md_f: f64,
+    /// Pages whose markdown was scored.
+    pub md_pages: usize,
+    /// Of the pages whose reference has a title, (those whose output
+    /// shows it in its first 600 characters, those pages).
+    pub titled: (usize, usize),
 }
 
 impl TypeSums {
@@ -318,6 +339,10 @@ impl TypeSums {
         self.p += o.p;
         self.r += o.r;
         self.f += o.f;
+        self.md_f += o.md_f;
+        self.md_pages += o.md_pages;
+        self.titled.0 += o.titled.0;
+        self.titled.1 += o.titled.1;
         self.with.0 += o.with.0;
         self.with.1 += o.with.1;
         self.without.0 += o.without.0;
@@ -328,6 +353,16 @@ impl TypeSums {
     pub fn means(&self) -> (f64, f64, f64) {
         let n = self.pages.max(1) as f64;
         (self.f / n, self.p / n, self.r / n)
+    }
+
+    /// The mean F1 of the markdown as printed.
+    pub fn md_mean(&self) -> f64 {
+        self.md_f / self.md_pages.max(1) as f64
+    }
+
+    /// The share of titled pages whose output shows the title.
+    pub fn title_rate(&self) -> f64 {
+        self.titled.0 as f64 / self.titled.1.max(1) as f64
     }
 
     pub fn with_rate(&self) -> f64 {
@@ -357,6 +392,14 @@ impl WcxbScore {
             t.without.1 += 1;
         }
         if let Some(md) = markdown {
+            t.md_f += word_f1(md, &page.truth).2;
+            t.md_pages += 1;
+            if !page.title.trim().is_empty() {
+                t.titled.1 += 1;
+                if shows_title(md, &page.title) {
+                    t.titled.0 += 1;
+                }
+            }
             let (want, got) = (structure(&page.truth_markdown), structure(md));
             for k in 0..4 {
                 self.kept[k].0 += want[k].min(got[k]);
@@ -377,17 +420,45 @@ impl WcxbScore {
 
     /// The table the reference script prints, plus the structure line.
     pub fn report(&self, name: &str) -> String {
+        let md = self.by_type.values().any(|t| t.md_pages > 0);
+        let titles = self.by_type.values().any(|t| t.titled.1 > 0);
         let mut out = format!(
-            "{name}\n{:<14} {:>5} {:>6} {:>6} {:>6} {:>6} {:>8}\n",
-            "type", "pages", "F1", "P", "R", "with", "without"
+            "{name}\n{:<14} {:>5} {:>6} {:>6} {:>6} {:>6} {:>8}{}{}\n",
+            "type",
+            "pages",
+            "F1",
+            "P",
+            "R",
+            "with",
+            "without",
+            if md { "  md F1" } else { "" },
+            if titles { "  title" } else { "" }
         );
         let row = |label: &str, t: &TypeSums| {
             let (f, p, r) = t.means();
+            let md_col = if md {
+                format!(" {:6.3}", t.md_mean())
+            } else {
+                String::new()
+            };
+            let title_col = if titles {
+                format!(" {:6.3}", t.title_rate())
+            } else {
+                String::new()
+            };
+            // A set without snippets shows none (not a rate of zero).
+            let rate = |(_, n): (f64, usize), v: f64, w: usize| {
+                if n == 0 {
+                    format!("{:>w$}", "-")
+                } else {
+                    format!("{v:w$.3}")
+                }
+            };
             format!(
-                "{label:<14} {:>5} {f:6.3} {p:6.3} {r:6.3} {:6.3} {:8.3}\n",
+                "{label:<14} {:>5} {f:6.3} {p:6.3} {r:6.3} {} {}{md_col}{title_col}\n",
                 t.pages,
-                t.with_rate(),
-                t.without_rate()
+                rate(t.with, t.with_rate(), 6),
+                rate(t.without, t.without_rate(), 8)
             )
         };
         for (ty, t) in &self.by_type {
