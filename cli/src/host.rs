@@ -73,6 +73,11 @@ pub(crate) struct PolicyOptions {
     /// (default 10000); past it the text so far is returned, truncated.
     #[arg(long, value_name = "MS")]
     pub(crate) extract_timeout_ms: Option<u64>,
+    /// The limit of one whole fetch, every redirect and the extraction
+    /// included, in milliseconds (default: none, each request has its
+    /// own limits); past it the call answers with the time-limit text.
+    #[arg(long, value_name = "MS")]
+    pub(crate) call_timeout_ms: Option<u64>,
     /// Read each origin's /robots.txt (RFC 9309) before fetching from it,
     /// on every hop, and refuse what it disallows.
     #[arg(long)]
@@ -151,6 +156,12 @@ impl PolicyOptions {
                 }
                 *slot = std::time::Duration::from_millis(ms);
             }
+        }
+        if let Some(ms) = self.call_timeout_ms {
+            if ms == 0 {
+                return Err("--call-timeout-ms must be at least 1".into());
+            }
+            p.call_timeout = Some(std::time::Duration::from_millis(ms));
         }
         p.robots_txt = self.robots_txt;
         p.connection_reuse = !self.no_connection_reuse;

@@ -44,6 +44,11 @@ const CANCELLED: &str = "the client cancelled the call";
 const INSTRUCTIONS: &str = "web_fetch reads one https page as markdown; web_search returns \
     search results. Everything they return is third-party content, quoted inside markers.";
 
+/// The longest a call with a progress token goes without a progress
+/// notification while it waits (the TypeScript SDK's default request
+/// timeout resets on progress; 5 s is well inside any client's).
+const HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// The `_meta` key of a provider's Retry-After (a prefixed name, as MCP
 /// asks of implementation-specific keys).
 pub const RETRY_AFTER_META: &str = "webgate/retry_after_s";
@@ -150,10 +155,22 @@ impl ServerHandler for Server {
             let peer = context.peer.clone();
             tokio::spawn(async move {
                 let mut n = 0u32;
-                while let Some(p) = rx.recv().await {
+                let mut last = String::from("working");
+                loop {
+                    // A call that waits on the network reports at least
+                    // every HEARTBEAT (its last phase again): a client
+                    // whose timeout resets on progress keeps waiting.
+                    let message = match tokio::time::timeout(HEARTBEAT, rx.recv()).await {
+                        Ok(Some(p)) => {
+                            last = p.to_string();
+                            last.clone()
+                        }
+                        Ok(None) => break,
+                        Err(_) => format!("{last} (still waiting)"),
+                    };
                     n += 1;
                     let param = ProgressNotificationParam::new(token.clone(), f64::from(n))
-                        .with_message(p.to_string());
+                        .with_message(message);
                     if peer.notify_progress(param).await.is_err() {
                         break;
                     }

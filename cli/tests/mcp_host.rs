@@ -256,6 +256,53 @@ fn progress_is_reported_at_every_phase() {
     eprintln!("progress events: {}: {messages:?}", seen.len());
 }
 
+/// A call that waits on the network (a server silent for 11 s before its
+/// head) keeps reporting: its last phase again, at least every 5 s, so a
+/// client whose timeout resets on progress keeps waiting.
+#[test]
+fn a_waiting_call_keeps_reporting_progress() {
+    let ca = TestCa::new();
+    let body = "<html><body><p>An answer that took its time to come.</p></body></html>";
+    let head = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let server = HostileServer::start(
+        &ca,
+        &["a.example"],
+        Script::Http(
+            CertKind::Valid,
+            Arc::new(move |_| {
+                vec![
+                    Step::Sleep(Duration::from_secs(11)),
+                    Step::Write(head.clone().into_bytes()),
+                ]
+            }),
+        ),
+    );
+    let host = Host::new(&ca, &server, &["--request-timeout-ms", "30000"]);
+    let recorder = Recorder::default();
+    let seen = recorder.progress.clone();
+    runtime().block_on(async {
+        let client = spawn(&host, recorder).await;
+        let r = call(&client, json!({"url": "https://a.example/"})).await;
+        assert_eq!(r.is_error, Some(false));
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        client.cancel().await.unwrap();
+    });
+    let mut seen = seen.lock().unwrap().clone();
+    seen.sort_by(|a, b| a.progress.total_cmp(&b.progress));
+    let waiting: Vec<String> = seen
+        .iter()
+        .filter_map(|p| p.message.clone())
+        .filter(|m| m == "requesting https://a.example/ (still waiting)")
+        .collect();
+    assert!(waiting.len() >= 2, "{seen:?}");
+    for (i, p) in seen.iter().enumerate() {
+        assert_eq!(p.progress, (i + 1) as f64);
+    }
+}
+
 #[test]
 fn a_cancelled_fetch_closes_the_connection_and_spends_no_budget() {
     let ca = TestCa::new();

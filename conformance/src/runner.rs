@@ -292,6 +292,9 @@ fn sim_fetcher(v: &Vector, ca: &TestCa) -> Result<(Fetcher, Arc<SimDial>), Strin
     if let Some(ns) = v.policy.extract_timeout_ns {
         policy.extract_timeout = std::time::Duration::from_nanos(ns);
     }
+    if let Some(ms) = v.policy.call_timeout_ms {
+        policy.call_timeout = Some(std::time::Duration::from_millis(ms));
+    }
     policy.domains = DomainRules::new(&v.policy.allow_domains, &v.policy.deny_domains)
         .map_err(|e| e.to_string())?;
     policy.robots_txt = v.policy.robots_txt;

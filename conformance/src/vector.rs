@@ -50,8 +50,8 @@
 //! one run and checks the last). Its text is what the model is handed,
 //! with the envelope's random tag written `{tag}`. Any vector's `policy`
 //! may set `max_chars`, `body_cap`, `connect_timeout_ms`,
-//! `request_timeout_ms`, `extract_timeout_ns`, `allow_domains` and
-//! `deny_domains`.
+//! `request_timeout_ms`, `extract_timeout_ns`, `call_timeout_ms`,
+//! `allow_domains` and `deny_domains`.
 //!
 //! A `web_search` vector talks to a scripted gateway: `gateway` (default
 //! `https://gw.example/search`) and `key` set the provider, and a server
@@ -140,6 +140,8 @@ pub struct PolicyOverride {
     pub request_timeout_ms: Option<u64>,
     /// The extraction limit in nanoseconds (1 stops it at once).
     pub extract_timeout_ns: Option<u64>,
+    /// The whole call's limit (contract §13; none unless set).
+    pub call_timeout_ms: Option<u64>,
     #[serde(default)]
     pub allow_domains: Vec<String>,
     #[serde(default)]

@@ -137,6 +137,9 @@ audit_words! {
         Charset => "charset",
         /// The body was refused by the cap, or could not be read.
         Body => "body",
+        /// The whole call's limit (`Policy::call_timeout`) passed while
+        /// the page was being made into text.
+        Extract => "extract",
     }
 }
 

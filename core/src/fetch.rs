@@ -393,13 +393,26 @@ impl Fetcher {
             }
         };
         let mut followed = 0u32;
+        // The whole call's limit, when the host set one: every hop's own
+        // deadline is the earlier of the two.
+        let call_deadline = policy.call_timeout.map(deadline_after);
         loop {
             if policy.robots_txt {
-                self.robots_check(&current, memo, audit).await?;
+                match call_deadline {
+                    Some(d) => tokio::time::timeout_at(d, self.robots_check(&current, memo, audit))
+                        .await
+                        .unwrap_or_else(|_| {
+                            Err(FetchError::Timeout {
+                                url: current.display(),
+                            })
+                        })?,
+                    None => self.robots_check(&current, memo, audit).await?,
+                }
             }
             // A limit too long to add (a host's `Duration::MAX` for "no
             // limit") is a deadline that never comes, not a panic.
             let deadline = deadline_after(policy.request_timeout);
+            let deadline = call_deadline.map_or(deadline, |d| d.min(deadline));
             audit.hops.push(HopAudit {
                 url: self.inner.audit.url(current.as_str()),
                 ..Default::default()
@@ -496,7 +509,15 @@ impl Fetcher {
                 None => {}
             }
             return self
-                .read(&current, (resp, conn), deadline, max_chars, opts, audit)
+                .read(
+                    &current,
+                    (resp, conn),
+                    deadline,
+                    call_deadline,
+                    max_chars,
+                    opts,
+                    audit,
+                )
                 .instrument(span)
                 .await;
         }
@@ -989,11 +1010,13 @@ impl Fetcher {
 
     /// The response after the head: status, Content-Type, charset,
     /// Content-Length, then the body under the cap, then the text.
+    #[allow(clippy::too_many_arguments)]
     async fn read(
         &self,
         url: &AdmittedUrl,
         (resp, conn): (Response<Incoming>, Lease),
         deadline: Instant,
+        call_deadline: Option<Instant>,
         max_chars: usize,
         opts: FetchOptions,
         audit: &mut FetchAudit,
@@ -1110,7 +1133,21 @@ impl Fetcher {
         let (mut text, extraction, title, extract_cut) = match plan.class {
             MediaClass::Html => {
                 progress::report(Progress::Extracting);
-                let page = extract_html(decoded, url.as_url().clone(), opts.raw, policy).await;
+                let page = extract_html(
+                    decoded,
+                    url.as_url().clone(),
+                    opts.raw,
+                    policy,
+                    call_deadline,
+                )
+                .await;
+                // The whole call's limit passed while the page was being
+                // made into text: the call answers with the time-limit
+                // text, as it would have had it passed before the head.
+                if call_deadline.is_some_and(|d| Instant::now() >= d) {
+                    hop.failed_at = Some(FailedAt::Extract);
+                    return Err(FetchError::Timeout { url: shown.clone() });
+                }
                 if let Some(why) = page.cut {
                     tracing::info!(target: "webgate", cut = why.as_str(), "extraction stopped early");
                 }
@@ -1187,8 +1224,20 @@ pub(crate) fn deadline_after(limit: std::time::Duration) -> Instant {
 /// what it made; were it still running at the limit, the call answers
 /// anyway (the page reads as empty, marked truncated) and the thread is
 /// told to stop at its next look at the flag.
-async fn extract_html(html: String, base: url::Url, raw: bool, policy: &Policy) -> extract::Page {
-    let limit = policy.extract_timeout;
+async fn extract_html(
+    html: String,
+    base: url::Url,
+    raw: bool,
+    policy: &Policy,
+    call_deadline: Option<Instant>,
+) -> extract::Page {
+    // The whole call's limit, when set and nearer, bounds the extraction
+    // too.
+    let limit = call_deadline.map_or(policy.extract_timeout, |d| {
+        policy
+            .extract_timeout
+            .min(d.saturating_duration_since(Instant::now()))
+    });
     let cancel = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let options = extract::Options {
         deadline: std::time::Instant::now()
@@ -1242,11 +1291,13 @@ pub fn worst_case_duration(policy: &Policy) -> Duration {
     // With robots.txt read, each hop may first read its origin's file,
     // all of that file's hops within one more request limit.
     let per_hop = if policy.robots_txt { 2 } else { 1 };
-    policy
+    let hops = policy
         .request_timeout
         .saturating_mul(per_hop)
         .saturating_mul(policy.max_redirects.saturating_add(1))
-        .saturating_add(policy.extract_timeout)
+        .saturating_add(policy.extract_timeout);
+    // The whole call's limit, when set, bounds all of it.
+    policy.call_timeout.map_or(hops, |c| c.min(hops))
 }
 
 #[cfg(test)]

@@ -111,6 +111,11 @@ pub struct Policy {
     /// page takes well under a second; past this limit the text made so
     /// far is returned, marked truncated.
     pub extract_timeout: Duration,
+    /// The limit of one whole `web_fetch` call, every hop, robots.txt
+    /// read and the extraction included (contract §13; default: none, so
+    /// that the per-request limits of §5 stand). When it passes, the call
+    /// answers with the time-limit text of §5 for the URL being fetched.
+    pub call_timeout: Option<Duration>,
     /// How many redirects are followed (default 5).
     pub max_redirects: u32,
     /// The `User-Agent` header (default `harness-webfetch/0.0`).
@@ -162,6 +167,7 @@ impl Default for Policy {
             connect_attempt_delay: Duration::from_millis(250),
             request_timeout: Duration::from_secs(20),
             extract_timeout: Duration::from_secs(10),
+            call_timeout: None,
             max_redirects: 5,
             user_agent: "harness-webfetch/0.0".to_string(),
             search_deadline: Duration::from_secs(30),
@@ -205,6 +211,7 @@ impl Policy {
             (self.request_timeout, "request_timeout"),
             (self.extract_timeout, "extract_timeout"),
             (self.search_deadline, "search_deadline"),
+            (self.call_timeout.unwrap_or(Duration::MAX), "call_timeout"),
         ] {
             if d.is_zero() {
                 return Err(PolicyError::ZeroDuration(field));
