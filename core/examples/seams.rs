@@ -1,0 +1,45 @@
+//! The two network seams a vendor may fill: `Resolve` (names to
+//! addresses, here a fixed table instead of the system's resolver) and
+//! `Dial` (addresses to byte streams, here plain TCP that logs each
+//! dial). Whatever they do, the policy stays: every address a resolver
+//! returns is judged against the blocked table before anything is
+//! dialled, and a `Dial` is only ever handed a `VettedAddr`.
+//!
+//! `cargo run -p webgate --example seams`
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use webgate::fetch::Fetcher;
+use webgate::net::{BoxFuture, Dial, Io, StaticResolve, TcpDial};
+use webgate::policy::VettedAddr;
+
+/// Plain TCP, saying where it goes.
+struct LoggedDial;
+
+impl Dial for LoggedDial {
+    fn dial(&self, addr: VettedAddr, port: u16) -> BoxFuture<'_, std::io::Result<Box<dyn Io>>> {
+        eprintln!("dialling {}:{port} (vetted)", addr.ip());
+        TcpDial.dial(addr, port)
+    }
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // A name that resolves to a private address is refused however it
+    // was resolved: the table is not a setting.
+    let mut table: HashMap<String, Vec<IpAddr>> = HashMap::new();
+    table.insert("intranet.example".into(), vec!["10.0.0.7".parse()?]);
+    let fetcher = Fetcher::builder()
+        .resolver(Arc::new(StaticResolve::new(table)))
+        .dialer(Arc::new(LoggedDial))
+        .build()?;
+    let outcome = fetcher
+        .call(&serde_json::json!({ "url": "https://intranet.example/" }))
+        .await;
+    // `host intranet.example has no allowed address` (hard), and nothing
+    // was dialled.
+    println!("{} {}: {}", outcome.class.as_str(), outcome.id, outcome.text);
+    Ok(())
+}
