@@ -479,6 +479,15 @@ fn http_cases() -> Vec<Case> {
     v
 }
 
+/// The record names the lookup's failure as `want` (the host sees the
+/// cause; the model's text is the same for every one).
+fn cause_is(a: &FetchAudit, want: &str) -> Result<(), String> {
+    let cause = a.hops.first().and_then(|h| h.cause.as_deref());
+    (cause == Some(want))
+        .then_some(())
+        .ok_or(format!("cause {cause:?}, want {want:?}"))
+}
+
 fn dns_cases() -> Vec<Case> {
     vec![
         case("dns", "A record", "https://www.zone.example/", "fetch.ok"),
@@ -528,13 +537,15 @@ fn dns_cases() -> Vec<Case> {
             "NXDOMAIN",
             "https://nx.zone.example/",
             "fetch.dns.failed",
-        ),
+        )
+        .with(|_, a| cause_is(a, "NXDOMAIN")),
         case(
             "dns",
             "REFUSED",
             "https://x.refused.example/",
             "fetch.dns.failed",
-        ),
+        )
+        .with(|_, a| cause_is(a, "REFUSED")),
         case(
             "dns",
             "SERVFAIL",
@@ -545,7 +556,8 @@ fn dns_cases() -> Vec<Case> {
             // Soon, not at the end of the lookup limit.
             (a.total_ms < 2_000.0)
                 .then_some(())
-                .ok_or(format!("took {} ms", a.total_ms))
+                .ok_or(format!("took {} ms", a.total_ms))?;
+            cause_is(a, "SERVFAIL")
         }),
         case(
             "dns",

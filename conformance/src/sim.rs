@@ -52,13 +52,15 @@ impl Resolve for SimResolve {
         };
         Box::pin(async move {
             match answer {
-                None => Err(LookupFailed),
+                None => Err(LookupFailed::NoSuchName),
                 Some(Answer::Addresses(list)) => list
                     .iter()
-                    .map(|a| a.parse::<IpAddr>().map_err(|_| LookupFailed))
+                    .map(|a| a.parse::<IpAddr>().map_err(|_| LookupFailed::Other))
                     .collect(),
                 Some(Answer::Special(s)) if s == "hang" => std::future::pending().await,
-                Some(Answer::Special(_)) => Err(LookupFailed),
+                Some(Answer::Special(s)) if s == "nxdomain" => Err(LookupFailed::NoSuchName),
+                Some(Answer::Special(s)) if s == "servfail" => Err(LookupFailed::ServerFailure),
+                Some(Answer::Special(_)) => Err(LookupFailed::Other),
             }
         })
     }

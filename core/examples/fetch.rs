@@ -19,7 +19,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let outcome = fetcher
         .call(&serde_json::json!({ "url": url, "max_chars": 2000 }))
         .await;
-    println!("{} {}\n{}", outcome.class.as_str(), outcome.id, outcome.text);
+    println!(
+        "{} {}\n{}",
+        outcome.class.as_str(),
+        outcome.id,
+        outcome.text
+    );
 
     // Typed: the text, its title and how it was made, or the error.
     match fetcher.fetch(&url, FetchOptions::default()).await {

@@ -40,6 +40,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .await;
     // `host intranet.example has no allowed address` (hard), and nothing
     // was dialled.
-    println!("{} {}: {}", outcome.class.as_str(), outcome.id, outcome.text);
+    println!(
+        "{} {}: {}",
+        outcome.class.as_str(),
+        outcome.id,
+        outcome.text
+    );
     Ok(())
 }

@@ -44,8 +44,14 @@ impl Provider for Index {
 async fn main() {
     let query = std::env::args().nth(1).unwrap_or_else(|| "rust".into());
     let searcher = Searcher::new(Arc::new(Index(vec![
-        ("The Rust Programming Language", "https://doc.rust-lang.org/book/"),
-        ("Rust by Example", "https://doc.rust-lang.org/rust-by-example/"),
+        (
+            "The Rust Programming Language",
+            "https://doc.rust-lang.org/book/",
+        ),
+        (
+            "Rust by Example",
+            "https://doc.rust-lang.org/rust-by-example/",
+        ),
     ])));
     let (outcome, audit) = searcher
         .call_audited(&serde_json::json!({ "query": query, "count": 5 }))

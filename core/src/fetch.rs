@@ -751,17 +751,23 @@ impl Fetcher {
             .map_err(|_| {
                 hop.failed_at = Some(FailedAt::Resolve);
                 if lookup_by < deadline {
-                    tracing::info!(target: "webgate", "lookup timed out");
+                    let cause = "no answer within the connect limit";
+                    tracing::info!(target: "webgate", cause, "lookup failed");
+                    hop.cause = Some(cause.to_string());
                     FetchError::DnsFailed {
                         host: host.to_string(),
                     }
                 } else {
+                    let cause = "no answer within the request limit";
+                    tracing::info!(target: "webgate", cause, "lookup failed");
+                    hop.cause = Some(cause.to_string());
                     timed_out()
                 }
             })?
-            .map_err(|_| {
+            .map_err(|e| {
                 hop.failed_at = Some(FailedAt::Resolve);
-                tracing::info!(target: "webgate", "lookup failed");
+                tracing::info!(target: "webgate", cause = %e, "lookup failed");
+                hop.cause = Some(e.to_string());
                 FetchError::DnsFailed {
                     host: host.to_string(),
                 }

@@ -70,6 +70,29 @@ impl HickoryResolve {
     }
 }
 
+/// Why hickory's lookup failed, as the audit record names it.
+fn cause(e: &hickory_resolver::net::NetError) -> LookupFailed {
+    use hickory_resolver::net::{DnsError, NetError};
+    use hickory_resolver::proto::op::ResponseCode;
+    match e {
+        _ if e.is_nx_domain() => LookupFailed::NoSuchName,
+        NetError::Dns(DnsError::ResponseCode(ResponseCode::ServFail)) => {
+            LookupFailed::ServerFailure
+        }
+        NetError::Dns(DnsError::ResponseCode(ResponseCode::Refused)) => LookupFailed::Refused,
+        NetError::Dns(DnsError::NoRecordsFound(r)) if r.response_code == ResponseCode::ServFail => {
+            LookupFailed::ServerFailure
+        }
+        NetError::Dns(DnsError::NoRecordsFound(r)) if r.response_code == ResponseCode::Refused => {
+            LookupFailed::Refused
+        }
+        NetError::Timeout => LookupFailed::TimedOut,
+        NetError::NoConnections => LookupFailed::NoServer,
+        _ if e.is_connection_closed() => LookupFailed::NoServer,
+        _ => LookupFailed::Other,
+    }
+}
+
 impl Resolve for HickoryResolve {
     fn resolve<'a>(&'a self, host: &'a str) -> BoxFuture<'a, Result<Vec<IpAddr>, LookupFailed>> {
         Box::pin(async move {
@@ -85,7 +108,7 @@ impl Resolve for HickoryResolve {
                 Ok(lookup) => Ok(super::eyeballs::interleave(lookup.iter().collect())),
                 // NOERROR with no A/AAAA record: an answer with no address.
                 Err(e) if e.is_no_records_found() && !e.is_nx_domain() => Ok(Vec::new()),
-                Err(_) => Err(LookupFailed),
+                Err(e) => Err(cause(&e)),
             }
         })
     }

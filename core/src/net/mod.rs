@@ -35,10 +35,40 @@ use crate::policy::VettedAddr;
 /// A boxed, sendable future, as the seams return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// The lookup did not answer: NXDOMAIN, SERVFAIL, a resolver time-out or
-/// any other resolver error. (An answer with no address is `Ok(vec![])`.)
+/// The lookup did not answer, and why. (An answer with no address is
+/// `Ok(vec![])`.) The model's text is the same for every cause
+/// (`dns resolution failed for {host}`); the cause goes to the audit
+/// record and the log, for the host.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LookupFailed;
+#[non_exhaustive]
+pub enum LookupFailed {
+    /// The name does not exist (NXDOMAIN).
+    NoSuchName,
+    /// The server failed to answer (SERVFAIL).
+    ServerFailure,
+    /// The server refused to answer (REFUSED).
+    Refused,
+    /// No server answered within the resolver's own time.
+    TimedOut,
+    /// No server could be asked (none configured, or none reachable).
+    NoServer,
+    /// Any other failure (a malformed answer, an I/O error, a resolver
+    /// that says no more).
+    Other,
+}
+
+impl std::fmt::Display for LookupFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            LookupFailed::NoSuchName => "NXDOMAIN",
+            LookupFailed::ServerFailure => "SERVFAIL",
+            LookupFailed::Refused => "REFUSED",
+            LookupFailed::TimedOut => "the resolver timed out",
+            LookupFailed::NoServer => "no DNS server could be reached",
+            LookupFailed::Other => "resolver error",
+        })
+    }
+}
 
 /// Turns a host name into addresses (A and AAAA), in the resolver's order.
 ///

@@ -50,7 +50,7 @@ impl Resolve for StaticResolve {
             match (self.table.get(host.trim_end_matches('.')), &self.fallback) {
                 (Some(v), _) => Ok(v.clone()),
                 (None, Some(f)) => f.resolve(host).await,
-                (None, None) => Err(LookupFailed),
+                (None, None) => Err(LookupFailed::NoSuchName),
             }
         })
     }
