@@ -34,41 +34,49 @@ const CLIMB: usize = 12;
 /// comments are the content.
 const MIN_ARTICLE: usize = 500;
 
-/// Whether a class or id word names comments.
+/// Whether `word` starts with `prefix`, in any ASCII case.
+fn starts_ci(word: &str, prefix: &str) -> bool {
+    word.len() >= prefix.len()
+        && word.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
+}
+
+/// Whether a class or id word names comments (any ASCII case).
 fn names_comments(word: &str) -> bool {
-    matches!(word, "comment" | "comments" | "commentlist" | "respond")
-        || word.starts_with("comments")
-        || word.starts_with("disqus")
+    ["comment", "commentlist", "respond"]
+        .iter()
+        .any(|w| word.eq_ignore_ascii_case(w))
+        || starts_ci(word, "comments")
+        || starts_ci(word, "disqus")
 }
 
 /// Words that, beside a comment word, name the thing commented on
 /// (`comment-article`, `comments-main-story`): not a comment region.
 fn names_content(word: &str) -> bool {
-    matches!(word, "article" | "story" | "main" | "content")
+    ["article", "story", "main", "content"]
+        .iter()
+        .any(|w| word.eq_ignore_ascii_case(w))
 }
 
 /// Whether element `id` is a comment region (see the module header).
+/// Every element of the page is asked: its attributes are read once,
+/// without a copy.
 pub fn is_comment_region(doc: &Doc, id: Id) -> bool {
     let n = &doc.nodes[id];
-    if n.tag().is_none() {
-        return false;
-    }
-    if n.attr("itemtype").is_some_and(|t| {
-        let t = t.to_ascii_lowercase();
-        t.ends_with("/comment") || t.ends_with("/usercomments")
-    }) {
-        return true;
-    }
-    let named = |v: Option<&str>| {
-        v.is_some_and(|v| {
-            let words = || {
-                v.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
-                    .map(str::to_ascii_lowercase)
-            };
-            words().any(|w| names_comments(&w)) && !words().any(|w| names_content(&w))
-        })
+    let named = |v: &str| {
+        let words = || v.split(|c: char| !c.is_ascii_alphanumeric() && c != '_');
+        words().any(names_comments) && !words().any(names_content)
     };
-    named(n.attr("class")) || named(n.attr("id"))
+    n.attrs.iter().any(|(name, value)| match &**name {
+        "class" | "id" => named(value),
+        "itemtype" => {
+            let t = value.trim_end();
+            ["/comment", "/usercomments"].iter().any(|s| {
+                t.len() >= s.len()
+                    && t.as_bytes()[t.len() - s.len()..].eq_ignore_ascii_case(s.as_bytes())
+            })
+        }
+        _ => false,
+    })
 }
 
 /// Whether the regions come after the body of `root`, as comments under

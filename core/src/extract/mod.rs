@@ -176,16 +176,17 @@ fn extract_metered(html: &str, base: &Url, options: &Options, work: &Work) -> Pa
     // The text starts with the title, said once (see `title`).
     let titled = |text: String| match &title {
         Some(t) => {
-            let rest = title::drop_repeat(&text, t);
-            let head = match style {
-                Style::Markdown => format!("# {t}"),
-                Style::Plain => t.clone(),
-            };
-            if rest.is_empty() {
-                head
-            } else {
-                format!("{head}\n\n{rest}")
+            let rest = title::drop_repeat(text, t);
+            let mut out = String::with_capacity(t.len() + rest.len() + 4);
+            if style == Style::Markdown {
+                out.push_str("# ");
             }
+            out.push_str(t);
+            if !rest.is_empty() {
+                out.push_str("\n\n");
+                out.push_str(&rest);
+            }
+            out
         }
         None => text,
     };

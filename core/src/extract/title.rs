@@ -40,6 +40,10 @@ const HEADING_CHARS: usize = 300;
 /// broken markup (an unclosed `<title>` swallows the page), not a title.
 const TITLE_LINE: usize = 300;
 
+/// What a repeated title's line may hold beyond twice the title's
+/// length: a link's target (`## [Title](https://…)`).
+const TARGET_ROOM: usize = 600;
+
 /// How many lines of the text are looked at for a heading that repeats
 /// the title.
 const REPEAT_LINES: usize = 40;
@@ -268,18 +272,21 @@ pub fn title(doc: &Doc, base: &Url) -> Option<String> {
 /// `text` without the first of its first [`REPEAT_LINES`] lines that says
 /// the title's words again (a heading, a bold line, a linked heading),
 /// and without the blank line after it.
-pub fn drop_repeat(text: &str, title: &str) -> String {
+pub fn drop_repeat(text: String, title: &str) -> String {
     let want = words(title);
     if want.is_empty() {
-        return text.to_string();
+        return text;
     }
+    // A line much longer than the title cannot say only its words (a
+    // link's target aside): most lines stop at this test.
+    let longest = title.len() * 2 + TARGET_ROOM;
     let mut start = 0;
     for (i, line) in text.split('\n').enumerate() {
         if i >= REPEAT_LINES {
             break;
         }
         let end = start + line.len();
-        if !line.trim().is_empty() && words(&plain_line(line)) == want {
+        if !line.trim().is_empty() && line.len() <= longest && words(&plain_line(line)) == want {
             let mut rest = end;
             // The line break after it, and a blank line.
             for _ in 0..2 {
@@ -294,7 +301,7 @@ pub fn drop_repeat(text: &str, title: &str) -> String {
         }
         start = end + 1;
     }
-    text.to_string()
+    text
 }
 
 /// A markdown line without its markup: heading marks, link targets,
@@ -389,10 +396,16 @@ mod tests {
     fn a_repeated_heading_is_dropped_once() {
         let text = "Home > News\n\n## [Storm hits](https://a.example/s)\n\nThe storm came.\n\n## Storm hits";
         assert_eq!(
-            drop_repeat(text, "Storm hits"),
+            drop_repeat(text.into(), "Storm hits"),
             "Home > News\n\nThe storm came.\n\n## Storm hits"
         );
-        assert_eq!(drop_repeat("**Storm: hits**\n\nText", "Storm hits"), "Text");
-        assert_eq!(drop_repeat("Other\n\nText", "Storm hits"), "Other\n\nText");
+        assert_eq!(
+            drop_repeat("**Storm: hits**\n\nText".into(), "Storm hits"),
+            "Text"
+        );
+        assert_eq!(
+            drop_repeat("Other\n\nText".into(), "Storm hits"),
+            "Other\n\nText"
+        );
     }
 }
