@@ -167,8 +167,10 @@ fn tools_carry_titles_annotations_and_output_schemas() {
         assert_eq!(s["outcome"], "ok");
         assert_eq!(s["id"], "fetch.ok");
         assert_eq!(s["url"], "https://a.example/");
-        assert_eq!(s["resolved_url"], "https://b.example/page");
-        assert_eq!(s["title"], "The page");
+        // What the server and the page wrote sits under `untrusted` only.
+        assert_eq!(s["untrusted"]["resolved_url"], "https://b.example/page");
+        assert_eq!(s["untrusted"]["title"], "The page");
+        assert_eq!(s.get("title"), None);
         assert_eq!(s["truncated"], false);
         assert_eq!(s["offset"], 0);
         let text: String = r

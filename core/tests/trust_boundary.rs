@@ -146,6 +146,28 @@ proptest! {
         prop_assert!(!r.summary.chars().any(breaks_a_line), "{:?}", r.summary);
     }
 
+    /// A structured search result keeps the provider's strings under
+    /// `untrusted` alone, escaped: no line break or reordering control
+    /// reaches a host that pastes them, and nothing outside `untrusted`
+    /// holds them.
+    #[test]
+    fn structured_results_hold_provider_text_under_untrusted_only(s in hostile()) {
+        let tb = toolbox();
+        let r = rt().block_on(tb.start_run().search(&json!({ "query": s })));
+        if let Some(v) = r.structured() {
+            let row = &v["untrusted"]["results"][0];
+            for k in ["title", "description"] {
+                let t = row[k].as_str().unwrap_or("");
+                prop_assert!(!t.chars().any(breaks_a_line), "{t:?}");
+            }
+            let mut outside = v.clone();
+            outside.as_object_mut().unwrap().remove("untrusted");
+            // The query is the model's own argument, shown as sent.
+            outside.as_object_mut().unwrap().remove("query");
+            prop_assert!(!outside.to_string().contains("r.example"));
+        }
+    }
+
     /// Every server- or model-chosen field of every message: one line,
     /// bounded, whatever the value.
     #[test]

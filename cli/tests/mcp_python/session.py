@@ -66,7 +66,7 @@ async def main():
             check(not ok.is_error, f"fetch ok: {text_of(ok)}")
             s = validated("web_fetch", ok)
             check(s["outcome"] == "ok" and s["id"] == "fetch.ok", f"fetch structured {s}")
-            check(s["resolved_url"] == spec["page"], f"resolved_url {s}")
+            check(s["untrusted"]["resolved_url"] == spec["page"], f"resolved_url {s}")
             check(spec["page_text"] in text_of(ok), "the page text is in the text content")
             check("<<<quoted " in text_of(ok), "the text content is enveloped")
             steps = [m for _, m in progress]
@@ -87,8 +87,8 @@ async def main():
             found = await session.call_tool("web_search", {"query": "rust"})
             check(not found.is_error, f"search ok: {text_of(found)}")
             s = validated("web_search", found)
-            check(s["query"] == "rust" and len(s["results"]) == 1, f"search structured {s}")
-            summary["search_rows"] = len(s["results"])
+            check(s["query"] == "rust" and len(s["untrusted"]["results"]) == 1, f"search structured {s}")
+            summary["search_rows"] = len(s["untrusted"]["results"])
             summary["validated"] = 3
     print(json.dumps(summary))
 

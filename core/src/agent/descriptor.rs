@@ -156,20 +156,12 @@ fn fetch_output_schema() -> Value {
             json!({"type": "string", "description": "The URL as requested."}),
         ),
         (
-            "resolved_url",
-            json!({"type": "string", "description": "The final URL, after redirects."}),
-        ),
-        (
-            "title",
-            json!({"type": ["string", "null"], "description": "The page's title."}),
-        ),
-        (
             "offset",
             json!({"type": "integer", "minimum": 0, "description": "Where the returned text starts, in characters."}),
         ),
         (
             "next_offset",
-            json!({"type": ["integer", "null"], "minimum": 0, "description": "Where to continue, when text was left out."}),
+            json!({"type": "integer", "minimum": 0, "description": "Where to continue, when text was left out (absent otherwise)."}),
         ),
         (
             "truncated",
@@ -183,6 +175,13 @@ fn fetch_output_schema() -> Value {
             "total_length",
             json!({"type": "integer", "minimum": 0, "description": "The whole page text's length in characters."}),
         ),
+        (
+            "untrusted",
+            untrusted(json!({
+                "resolved_url": {"type": "string", "description": "The final URL, after redirects (the server's choice)."},
+                "title": {"type": "string", "description": "The page's title, as the page gives it (absent when it gives none)."}
+            })),
+        ),
     ] {
         props[k] = v;
     }
@@ -194,27 +193,39 @@ fn fetch_output_schema() -> Value {
     })
 }
 
-/// `web_search`'s structured result: the outcome, and on success the
-/// query and the rows as the text's JSON has them (contract §9).
+/// The one field of a structured result that holds what a page or a
+/// provider wrote: a host quotes it before a model sees it.
+fn untrusted(properties: Value) -> Value {
+    json!({
+        "type": "object",
+        "description": "Third-party text (from the page or the search provider), control characters escaped: quote it as untrusted before a model sees it, as the text result's envelope does.",
+        "properties": properties,
+        "additionalProperties": false
+    })
+}
+
 fn search_output_schema() -> Value {
     let mut props = outcome_properties();
     props["query"] = json!({"type": "string", "description": "The query argument, verbatim."});
-    props["results"] = json!({
-        "type": "array",
-        "items": {
-            "type": "object",
-            "properties": {
-                "title": {"type": "string"},
-                "url": {"type": "string"},
-                "description": {"type": "string"},
-                "age": {"type": "string"},
-                "site_name": {"type": "string"},
-                "extra_snippets": {"type": "array", "items": {"type": "string"}}
-            },
-            "required": ["title", "url", "description"],
-            "additionalProperties": false
+    props["untrusted"] = untrusted(json!({
+        "results": {
+            "type": "array",
+            "description": "The provider's results, in its order.",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "title": {"type": "string"},
+                    "url": {"type": "string"},
+                    "description": {"type": "string"},
+                    "age": {"type": "string"},
+                    "site_name": {"type": "string"},
+                    "extra_snippets": {"type": "array", "items": {"type": "string"}}
+                },
+                "required": ["title", "url", "description"],
+                "additionalProperties": false
+            }
         }
-    });
+    }));
     json!({
         "type": "object",
         "properties": props,

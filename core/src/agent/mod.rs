@@ -197,20 +197,63 @@ impl ToolReply {
         let mut out = serde_json::Map::new();
         out.insert("outcome".into(), self.outcome.class.as_str().into());
         out.insert("id".into(), self.outcome.id.into());
-        if let Some(meta) = &self.meta {
-            // OK because FetchMeta is plain strings, numbers and options.
-            if let Ok(Value::Object(m)) = serde_json::to_value(meta) {
-                out.extend(m);
+        // What a page or a provider wrote (a redirect's target, a title, a
+        // search row) goes under `untrusted` only, its control characters
+        // escaped as the texts outside the envelope escape them: a host
+        // hands it to a model only quoted, as the envelope quotes the text.
+        let mut untrusted = serde_json::Map::new();
+        if let Some(m) = &self.meta {
+            out.insert("url".into(), m.url.as_str().into());
+            out.insert("offset".into(), m.offset.into());
+            if let Some(next) = m.next_offset {
+                out.insert("next_offset".into(), next.into());
+            }
+            out.insert("truncated".into(), m.truncated.into());
+            out.insert("returned_length".into(), m.returned_length.into());
+            out.insert("total_length".into(), m.total_length.into());
+            untrusted.insert("resolved_url".into(), escaped(&m.resolved_url).into());
+            if let Some(t) = &m.title {
+                untrusted.insert("title".into(), escaped(t).into());
             }
         }
         if let (Some(query), Some(rows)) = (&self.query, &self.rows) {
             out.insert("query".into(), query.as_str().into());
-            out.insert(
+            untrusted.insert(
                 "results".into(),
-                rows.iter().map(search_view::row_value).collect(),
+                rows.iter()
+                    .map(|r| {
+                        let mut v = search_view::row_value(r);
+                        escape_strings(&mut v);
+                        v
+                    })
+                    .collect(),
             );
         }
+        if !untrusted.is_empty() {
+            out.insert("untrusted".into(), Value::Object(untrusted));
+        }
         Some(Value::Object(out))
+    }
+}
+
+/// `s` with its control characters escaped (`messages::escape_char`): it
+/// cannot break the line or the order of what a host puts around it.
+fn escaped(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        // OK because writing to a String cannot fail.
+        let _ = crate::messages::escape_char(&mut out, c);
+    }
+    out
+}
+
+/// Every string inside `v`, escaped as [`escaped`] does.
+fn escape_strings(v: &mut Value) {
+    match v {
+        Value::String(s) => *s = escaped(s),
+        Value::Array(a) => a.iter_mut().for_each(escape_strings),
+        Value::Object(m) => m.values_mut().for_each(escape_strings),
+        _ => {}
     }
 }
 
