@@ -36,8 +36,8 @@ use crate::policy::VettedAddr;
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// The lookup did not answer, and why. (An answer with no address is
-/// `Ok(vec![])`.) The model's text is the same for every cause
-/// (`dns resolution failed for {host}`); the cause goes to the audit
+/// `Ok(vec![])`.) The model's text is the same for every cause (message
+/// `fetch.dns.failed`); the cause goes to the audit
 /// record and the log, for the host.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
