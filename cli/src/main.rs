@@ -42,6 +42,7 @@ mod commands {
     pub(crate) mod search;
 }
 mod host;
+mod host_config;
 mod mcp;
 mod mcp_wire;
 mod output;

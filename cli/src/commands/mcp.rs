@@ -15,6 +15,7 @@ use crate::host::{
     build_fetcher, runtime, search_client, search_settings, tls_settings, AgentFlags, AuditOptions,
     NetOptions, PolicyOptions, ProviderOptions,
 };
+use crate::host_config::{self, Host, Launch};
 use crate::mcp;
 use crate::output::usage;
 
@@ -39,10 +40,19 @@ pub(crate) struct McpArgs {
     /// wait, not grow.
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u16).range(1..))]
     max_concurrent_calls: u16,
+    /// Print the configuration HOST's MCP client needs to start this
+    /// server with the other options given here (the binary by its
+    /// absolute path, the WEBGATE_* variables set now as its environment),
+    /// then exit; stderr says where it goes.
+    #[arg(long, value_enum, value_name = "HOST")]
+    print_config: Option<Host>,
 }
 
 /// Runs `mcp` until the client closes the session.
 pub(crate) fn run(a: McpArgs) -> ExitCode {
+    if let Some(host) = a.print_config {
+        return print_config(host);
+    }
     if let Err(e) = a.audit.init_log() {
         return usage(&e);
     }
@@ -54,6 +64,51 @@ pub(crate) fn run(a: McpArgs) -> ExitCode {
         &a.audit,
         usize::from(a.max_concurrent_calls),
     )
+}
+
+/// `--print-config HOST`: this invocation as HOST's configuration.
+fn print_config(host: Host) -> ExitCode {
+    let Some(args) = std::env::args_os()
+        .map(std::ffi::OsString::into_string)
+        .collect::<Result<Vec<String>, _>>()
+        .ok()
+    else {
+        return usage("--print-config needs arguments that are UTF-8");
+    };
+    let exe = match std::env::current_exe().and_then(std::fs::canonicalize) {
+        Ok(p) => match p.into_os_string().into_string() {
+            Ok(s) => s,
+            Err(_) => return usage("--print-config needs a binary path that is UTF-8"),
+        },
+        Err(e) => return usage(&format!("cannot find this binary's path: {e}")),
+    };
+    // The subcommand is the first argument (webgate has no global
+    // options); what follows it is the server's options.
+    let after = args
+        .iter()
+        .skip(1)
+        .position(|a| a == "mcp")
+        .map_or(&[][..], |i| &args[i + 2..]);
+    let args = host_config::serving_args(after);
+    let mut env: Vec<(String, String)> = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .filter(|(k, _)| k.starts_with("WEBGATE_"))
+        .collect();
+    env.sort();
+    let (text, goes) = host_config::render(
+        host,
+        &Launch {
+            exe: &exe,
+            args: &args,
+            env: &env,
+        },
+    );
+    out!("{text}");
+    eprintln!("webgate mcp: this goes into {goes}");
+    if env.iter().any(|(k, _)| k == "WEBGATE_SEARCH_KEY") && host != Host::Vscode {
+        eprintln!("webgate mcp: it holds WEBGATE_SEARCH_KEY as set; keep it private");
+    }
+    ExitCode::SUCCESS
 }
 
 fn serve(
