@@ -14,6 +14,18 @@
 //! Why a filter and not a patch: the SDK is bounded from outside; what it
 //! receives is always a well-formed request it handles as it should.
 //!
+//! **Batches.** Protocol version 2025-03-26 allows a JSON-RPC batch (an
+//! array of messages on one line); the versions before and after it do
+//! not. Once the server's `initialize` reply has said 2025-03-26, the
+//! filter takes a batch apart: each message is checked as a line of its
+//! own and handed to the SDK, errors are answered in place, and the
+//! replies to the batch's requests are held until the last one is in,
+//! then written as one array (nothing at all for a batch of
+//! notifications), as JSON-RPC 2.0 says. `initialize` may not be part of
+//! a batch, an id may not be used twice in one, and a batch holds at most
+//! [`MAX_BATCH`] messages. Under other versions a batch is an invalid
+//! request.
+//!
 //! Two bounds live here too, for the same reason:
 //!
 //! - **Requests in flight.** Each request handed to the SDK holds one of
@@ -37,6 +49,12 @@ use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
 /// The longest line passed on (rmcp's own limit is 16 MiB; this stays
 /// under it so that no line reaches rmcp only to be dropped there).
 pub const MAX_LINE: usize = 16 * 1024 * 1024 - 1024;
+
+/// The protocol version under which the client may send batches.
+pub const BATCH_VERSION: &str = "2025-03-26";
+
+/// The most messages one batch may hold.
+pub const MAX_BATCH: usize = 1024;
 
 /// What to do with one line from the client.
 #[derive(Debug, PartialEq)]
@@ -65,6 +83,9 @@ pub enum Line {
 #[derive(Debug, Default)]
 pub struct Wire {
     initialized: bool,
+    /// The id key of the `initialize` request (its reply says the
+    /// protocol version).
+    init_id: Option<String>,
 }
 
 fn error(id: &Value, code: i64, message: &str) -> Verdict {
@@ -84,11 +105,22 @@ impl Wire {
         let Ok(v) = serde_json::from_slice::<Value>(line) else {
             return error(&null, -32700, "Parse error: the line is not JSON");
         };
-        let Value::Object(m) = &v else {
+        self.check_value(&v)
+    }
+
+    /// The verdict on one message, parsed.
+    fn check_value(&mut self, v: &Value) -> Verdict {
+        let null = Value::Null;
+        let Value::Object(m) = v else {
             return error(
                 &null,
                 -32600,
-                "Invalid Request: a message is one JSON object (batches are not supported)",
+                if v.is_array() {
+                    "Invalid Request: a message is one JSON object (batches are allowed only \
+                     under protocol version 2025-03-26)"
+                } else {
+                    "Invalid Request: a message is one JSON object"
+                },
             );
         };
         // An id that is not a string or a number cannot be echoed.
@@ -136,6 +168,7 @@ impl Wire {
                     );
                 }
                 self.initialized = true;
+                self.init_id = Some(id_key(id));
                 forward
             }
             "tools/call" => {
@@ -160,6 +193,181 @@ impl Wire {
             }
             _ => forward,
         }
+    }
+}
+
+impl Wire {
+    /// The verdicts on the messages of a batch (2025-03-26), in order,
+    /// each with the line to hand on: every message checked as a line of
+    /// its own, `initialize` and an id used twice refused in place.
+    pub fn check_batch(&mut self, items: &[Value]) -> Vec<(Verdict, Vec<u8>)> {
+        let mut ids = std::collections::HashSet::new();
+        items
+            .iter()
+            .map(|item| {
+                let id = item.get("id").filter(|i| i.is_string() || i.is_number());
+                let echo = id.cloned().unwrap_or(Value::Null);
+                if item.get("method").and_then(Value::as_str) == Some("initialize") {
+                    let e = error(
+                        &echo,
+                        -32600,
+                        "Invalid Request: initialize may not be part of a batch",
+                    );
+                    return (e, Vec::new());
+                }
+                let verdict = self.check_value(item);
+                if let Verdict::Forward(Line::Request(key)) = &verdict {
+                    if !ids.insert(key.clone()) {
+                        let e = error(
+                            &echo,
+                            -32600,
+                            "Invalid Request: an id may be used only once in a batch",
+                        );
+                        return (e, Vec::new());
+                    }
+                }
+                let mut line = serde_json::to_vec(item).unwrap_or_default();
+                line.push(b'\n');
+                (verdict, line)
+            })
+            .collect()
+    }
+}
+
+/// The batches whose replies are being gathered, shared by the reader
+/// (which opens and seals them) and the writer (which holds their
+/// replies); and whether batches are allowed at all.
+#[derive(Clone, Default)]
+struct Batches(Arc<Mutex<BatchTable>>);
+
+#[derive(Default)]
+struct BatchTable {
+    /// The id key of `initialize`, whose reply says the version.
+    init_id: Option<String>,
+    /// The server said 2025-03-26.
+    allowed: bool,
+    next: u64,
+    /// Requests whose reply goes into a batch: id key → batch.
+    pending: HashMap<String, u64>,
+    open: HashMap<u64, Gathering>,
+}
+
+#[derive(Default)]
+struct Gathering {
+    /// Requests still without a reply.
+    waiting: usize,
+    /// Every message of the batch has been handed on.
+    sealed: bool,
+    replies: Vec<String>,
+}
+
+/// What the writer does with a reply.
+enum Held {
+    /// Not part of a batch: write it as it is.
+    Alone,
+    /// Kept with its batch.
+    Kept,
+    /// It completed its batch: write this line instead.
+    Completes(Vec<u8>),
+}
+
+impl BatchTable {
+    /// The batch as one line once it is sealed and complete (`None` while
+    /// replies are missing, and for a batch with nothing to answer).
+    fn finish(&mut self, batch: u64) -> Option<Vec<u8>> {
+        let g = self.open.get(&batch)?;
+        if !g.sealed || g.waiting > 0 {
+            return None;
+        }
+        let g = self.open.remove(&batch)?;
+        if g.replies.is_empty() {
+            return None;
+        }
+        let mut line = format!("[{}]", g.replies.join(",")).into_bytes();
+        line.push(b'\n');
+        Some(line)
+    }
+}
+
+impl Batches {
+    fn with<T>(&self, f: impl FnOnce(&mut BatchTable) -> T) -> Option<T> {
+        self.0.lock().ok().map(|mut t| f(&mut t))
+    }
+
+    fn allowed(&self) -> bool {
+        self.with(|t| t.allowed).unwrap_or(false)
+    }
+
+    fn open(&self) -> u64 {
+        self.with(|t| {
+            t.next += 1;
+            t.open.insert(t.next, Gathering::default());
+            t.next
+        })
+        .unwrap_or(0)
+    }
+
+    fn answer(&self, batch: u64, reply: String) {
+        self.with(|t| {
+            if let Some(g) = t.open.get_mut(&batch) {
+                g.replies.push(reply);
+            }
+        });
+    }
+
+    fn expect(&self, batch: u64, id: String) {
+        self.with(|t| {
+            if let Some(g) = t.open.get_mut(&batch) {
+                g.waiting += 1;
+                t.pending.insert(id, batch);
+            }
+        });
+    }
+
+    /// A request of a batch was cancelled: no reply will come for it.
+    fn cancelled(&self, id: &str) -> Option<Vec<u8>> {
+        self.with(|t| {
+            let batch = t.pending.remove(id)?;
+            if let Some(g) = t.open.get_mut(&batch) {
+                g.waiting = g.waiting.saturating_sub(1);
+            }
+            t.finish(batch)
+        })
+        .flatten()
+    }
+
+    fn seal(&self, batch: u64) -> Option<Vec<u8>> {
+        self.with(|t| {
+            if let Some(g) = t.open.get_mut(&batch) {
+                g.sealed = true;
+            }
+            t.finish(batch)
+        })
+        .flatten()
+    }
+
+    /// A reply from the SDK, with its id key and its text (no newline).
+    fn reply(&self, id: &str, reply: &Value, text: &[u8]) -> Held {
+        self.with(|t| {
+            if t.init_id.as_deref() == Some(id) {
+                t.allowed = reply
+                    .get("result")
+                    .and_then(|r| r.get("protocolVersion"))
+                    .and_then(Value::as_str)
+                    == Some(BATCH_VERSION);
+            }
+            let Some(batch) = t.pending.remove(id) else {
+                return Held::Alone;
+            };
+            let Some(g) = t.open.get_mut(&batch) else {
+                return Held::Alone;
+            };
+            g.waiting = g.waiting.saturating_sub(1);
+            g.replies
+                .push(String::from_utf8_lossy(text.trim_ascii_end()).into_owned());
+            t.finish(batch).map_or(Held::Kept, Held::Completes)
+        })
+        .unwrap_or(Held::Alone)
     }
 }
 
@@ -293,13 +501,13 @@ pub fn id_key(id: &Value) -> String {
     id.to_string()
 }
 
-/// The id of a reply (a line with an id and no method).
-fn reply_id(line: &[u8]) -> Option<String> {
+/// A reply (a line with an id and no method): its id key and the reply.
+fn parse_reply(line: &[u8]) -> Option<(String, Value)> {
     let v: Value = serde_json::from_slice(line).ok()?;
     if v.get("method").is_some() {
         return None;
     }
-    Some(id_key(v.get("id")?))
+    Some((id_key(v.get("id")?), v))
 }
 
 /// The permits of the requests in flight, by id (a client may reuse an
@@ -308,6 +516,110 @@ type Permits = Arc<Mutex<HashMap<String, Vec<OwnedSemaphorePermit>>>>;
 
 /// The SDK's side of the filter: what it reads and where it writes.
 pub type SdkSide = (tokio::io::DuplexStream, tokio::io::DuplexStream);
+
+/// The reading side: where checked lines go, and the bounds they take.
+struct Reader {
+    to_sdk: tokio::io::DuplexStream,
+    tx: mpsc::Sender<Vec<u8>>,
+    slots: Arc<Semaphore>,
+    permits: Permits,
+    calls: Calls,
+    batches: Batches,
+}
+
+impl Reader {
+    /// The messages of `line` when it is a batch the session allows.
+    fn batch_of(&self, line: &[u8]) -> Option<Vec<Value>> {
+        let first = line.iter().find(|b| !b.is_ascii_whitespace())?;
+        if *first != b'[' || !self.batches.allowed() {
+            return None;
+        }
+        match serde_json::from_slice(line) {
+            Ok(Value::Array(items)) => Some(items),
+            _ => None,
+        }
+    }
+
+    /// Tells the writer which reply says the protocol version.
+    fn note_initialize(&self, wire: &mut Wire) {
+        if let Some(id) = wire.init_id.take() {
+            self.batches.with(|t| t.init_id = Some(id));
+        }
+    }
+
+    /// Answers in place, or carries out and hands on, one message (of
+    /// `batch` if it is part of one).
+    async fn hand_on(
+        &mut self,
+        verdict: Verdict,
+        line: Vec<u8>,
+        batch: Option<u64>,
+    ) -> Result<(), ()> {
+        let kind = match verdict {
+            Verdict::Skip => return Ok(()),
+            Verdict::Reply(reply) => {
+                if let Some(b) = batch {
+                    self.batches.answer(b, reply);
+                    return Ok(());
+                }
+                let mut reply = reply.into_bytes();
+                reply.push(b'\n');
+                return self.tx.send(reply).await.map_err(drop);
+            }
+            Verdict::Forward(kind) => kind,
+        };
+        match kind {
+            Line::Cancel(id) => {
+                // Carried out before the next line is read.
+                self.calls.cancel(&id).await;
+                if let Ok(mut p) = self.permits.lock() {
+                    p.remove(&id);
+                }
+                if let Some(done) = self.batches.cancelled(&id) {
+                    self.tx.send(done).await.map_err(drop)?;
+                }
+            }
+            Line::Request(id) => {
+                // With every slot taken, stop reading until a reply is
+                // written out (or kept with its batch).
+                let permit = self.slots.clone().acquire_owned().await.map_err(drop)?;
+                if let Ok(mut p) = self.permits.lock() {
+                    p.entry(id.clone()).or_default().push(permit);
+                }
+                if let Some(b) = batch {
+                    self.batches.expect(b, id);
+                }
+            }
+            Line::Other => {}
+        }
+        self.to_sdk.write_all(&line).await.map_err(drop)
+    }
+
+    /// A batch, message by message; its replies go out as one line once
+    /// the last one is in.
+    async fn batch(&mut self, wire: &mut Wire, items: &[Value]) -> Result<(), ()> {
+        let whole = if items.is_empty() {
+            Some("Invalid Request: a batch holds at least one message")
+        } else if items.len() > MAX_BATCH {
+            Some("Invalid Request: a batch holds at most 1024 messages")
+        } else {
+            None
+        };
+        if let Some(why) = whole {
+            return self
+                .hand_on(error(&Value::Null, -32600, why), Vec::new(), None)
+                .await;
+        }
+        let b = self.batches.open();
+        for (verdict, line) in wire.check_batch(items) {
+            self.hand_on(verdict, line, Some(b)).await?;
+        }
+        match self.batches.seal(b) {
+            Some(done) => self.tx.send(done).await.map_err(drop),
+            None => Ok(()),
+        }
+    }
+}
 
 /// Starts the filter between `input`/`output` (stdin/stdout) and the SDK.
 /// Returns the SDK's transport and a task that ends once everything the
@@ -322,29 +634,48 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (sdk_in, mut to_sdk) = tokio::io::duplex(1 << 20);
+    let (sdk_in, to_sdk) = tokio::io::duplex(1 << 20);
     let (from_sdk, sdk_out) = tokio::io::duplex(1 << 20);
     let (tx, mut rx) = mpsc::channel::<Vec<u8>>(64);
     let slots = Arc::new(Semaphore::new(limits.in_flight.max(1)));
     let permits: Permits = Arc::default();
 
-    // One writer: whole lines only. A reply written out gives its
-    // request's permit back.
+    // One writer: whole lines only. A reply written out (or kept with
+    // its batch) gives its request's permit back.
     let held = permits.clone();
+    let batches = Batches::default();
+    let gathered = batches.clone();
     let writer = tokio::spawn(async move {
-        while let Some(line) = rx.recv().await {
-            if output.write_all(&line).await.is_err() || output.flush().await.is_err() {
-                break;
-            }
-            if let Some(id) = reply_id(&line) {
-                if let Ok(mut p) = held.lock() {
-                    if let Some(list) = p.get_mut(&id) {
-                        list.pop();
-                        if list.is_empty() {
-                            p.remove(&id);
-                        }
+        let give_back = |id: &str| {
+            if let Ok(mut p) = held.lock() {
+                if let Some(list) = p.get_mut(id) {
+                    list.pop();
+                    if list.is_empty() {
+                        p.remove(id);
                     }
                 }
+            }
+        };
+        while let Some(line) = rx.recv().await {
+            let (out, after) = match parse_reply(&line) {
+                Some((id, v)) => match gathered.reply(&id, &v, &line) {
+                    Held::Alone => (line, Some(id)),
+                    Held::Kept => {
+                        give_back(&id);
+                        continue;
+                    }
+                    Held::Completes(batch) => {
+                        give_back(&id);
+                        (batch, None)
+                    }
+                },
+                None => (line, None),
+            };
+            if output.write_all(&out).await.is_err() || output.flush().await.is_err() {
+                break;
+            }
+            if let Some(id) = after {
+                give_back(&id);
             }
         }
     });
@@ -368,58 +699,47 @@ where
     });
 
     // The client's input, checked line by line.
+    let mut reader = Reader {
+        to_sdk,
+        tx,
+        slots,
+        permits,
+        calls,
+        batches,
+    };
     tokio::spawn(async move {
         let mut r = BufReader::new(input);
         let mut wire = Wire::default();
         let mut line = Vec::new();
         loop {
-            let verdict = match next_line(&mut r, &mut line).await {
+            let handed = match next_line(&mut r, &mut line).await {
                 Ok(None) | Err(_) => break,
-                Ok(Some(Err(()))) => error(
-                    &Value::Null,
-                    -32600,
-                    "Invalid Request: the line is longer than the 16 MiB a message may take",
-                ),
-                Ok(Some(Ok(()))) => wire.check(&line),
+                Ok(Some(Err(()))) => {
+                    let too_long = error(
+                        &Value::Null,
+                        -32600,
+                        "Invalid Request: the line is longer than the 16 MiB a message may take",
+                    );
+                    reader.hand_on(too_long, Vec::new(), None).await
+                }
+                Ok(Some(Ok(()))) => match reader.batch_of(&line) {
+                    Some(items) => reader.batch(&mut wire, &items).await,
+                    None => {
+                        let verdict = wire.check(&line);
+                        reader.note_initialize(&mut wire);
+                        line.push(b'\n');
+                        reader
+                            .hand_on(verdict, std::mem::take(&mut line), None)
+                            .await
+                    }
+                },
             };
-            match verdict {
-                Verdict::Skip => {}
-                Verdict::Reply(mut reply) => {
-                    reply.push('\n');
-                    if tx.send(reply.into_bytes()).await.is_err() {
-                        break;
-                    }
-                }
-                Verdict::Forward(kind) => {
-                    match kind {
-                        Line::Cancel(id) => {
-                            // Carried out before the next line is read.
-                            calls.cancel(&id).await;
-                            if let Ok(mut p) = permits.lock() {
-                                p.remove(&id);
-                            }
-                        }
-                        Line::Request(id) => {
-                            // With every slot taken, stop reading until a
-                            // reply is written out.
-                            let Ok(permit) = slots.clone().acquire_owned().await else {
-                                break;
-                            };
-                            if let Ok(mut p) = permits.lock() {
-                                p.entry(id).or_default().push(permit);
-                            }
-                        }
-                        Line::Other => {}
-                    }
-                    line.push(b'\n');
-                    if to_sdk.write_all(&line).await.is_err() {
-                        break;
-                    }
-                }
+            if handed.is_err() {
+                break;
             }
         }
         // End of input: the SDK sees it and ends the session.
-        let _ = to_sdk.shutdown().await;
+        let _ = reader.to_sdk.shutdown().await;
     });
 
     let done = tokio::spawn(async move {
@@ -510,5 +830,24 @@ mod tests {
         assert_eq!(next_line(&mut r, &mut line).await.unwrap(), Some(Ok(())));
         assert_eq!(line, b"{\"a\":1}");
         assert_eq!(next_line(&mut r, &mut line).await.unwrap(), None);
+    }
+
+    #[test]
+    fn a_batch_is_written_once_its_last_reply_is_in_or_cancelled() {
+        let b = Batches::default();
+        let n = b.open();
+        b.expect(n, "1".into());
+        b.expect(n, "2".into());
+        b.answer(n, r#"{"id":null}"#.into());
+        assert!(b.seal(n).is_none());
+        let r = json!({"jsonrpc": "2.0", "id": 1, "result": {}});
+        assert!(matches!(b.reply("1", &r, r.to_string().as_bytes()), Held::Kept));
+        let line = b.cancelled("2").expect("complete once the cancelled one is let go");
+        let v: Value = serde_json::from_slice(&line).unwrap();
+        assert_eq!(v.as_array().unwrap().len(), 2);
+        assert!(matches!(b.reply("3", &r, b"{}"), Held::Alone));
+        // A batch of notifications has nothing to write.
+        let n = b.open();
+        assert!(b.seal(n).is_none());
     }
 }

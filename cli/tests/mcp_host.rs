@@ -552,6 +552,110 @@ fn json_rpc_errors_come_back_as_the_specification_says() {
     assert!(by_id(json!(99)).is_none());
 }
 
+/// A session of `version` at the process's stdin and stdout: each of
+/// `lines` is written once the reply before it is in (initialize first),
+/// and the reply lines are returned, parsed. A line marked `false` must
+/// get no answer: a ping after it must be answered first.
+fn raw_session(version: &str, lines: &[(&str, bool)]) -> Vec<Value> {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_webgate"))
+        .arg("mcp")
+        .env_remove("WEBGATE_SEARCH_PROVIDER")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(serde_json::from_str::<Value>(&line).unwrap());
+        }
+    });
+    let next = || rx.recv_timeout(Duration::from_secs(30)).ok();
+    let init = format!(
+        r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"t","version":"1"}}}}}}"#
+    );
+    writeln!(stdin, "{init}").unwrap();
+    let ready = next().unwrap();
+    assert_eq!(ready["result"]["protocolVersion"], version);
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    )
+    .unwrap();
+    let mut replies = Vec::new();
+    for (line, answered) in lines {
+        writeln!(stdin, "{line}").unwrap();
+        if *answered {
+            replies.push(next().unwrap());
+        } else {
+            writeln!(stdin, r#"{{"jsonrpc":"2.0","id":"after","method":"ping"}}"#).unwrap();
+            let r = next().unwrap();
+            assert_eq!(
+                r["id"], "after",
+                "a batch of notifications got an answer: {r}"
+            );
+        }
+    }
+    drop(stdin);
+    let _ = child.wait();
+    replies
+}
+
+/// Protocol 2025-03-26 allows JSON-RPC batches: the replies to a batch's
+/// requests come back as one array (errors for its bad members in place,
+/// nothing for its notifications, nothing at all for a batch of
+/// notifications); an empty batch is one error. 2025-06-18 refuses them.
+#[test]
+fn batches_are_answered_under_2025_03_26_and_refused_after() {
+    let r = raw_session(
+        "2025-03-26",
+        &[
+            (
+                r#"[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"x","progress":1}},7,{"jsonrpc":"2.0","id":"p","method":"ping"},{"jsonrpc":"2.0","id":"p","method":"ping"},{"jsonrpc":"2.0","id":9,"method":"initialize","params":{}}]"#,
+                true,
+            ),
+            (
+                r#"[{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}]"#,
+                false,
+            ),
+            ("[]", true),
+            (r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#, true),
+        ],
+    );
+    let batch = r[0].as_array().expect("one array for the batch");
+    let find = |id: Value| batch.iter().find(|m| m["id"] == id).unwrap();
+    assert_eq!(batch.len(), 5, "{batch:?}");
+    assert!(find(json!(1))["result"]["tools"].is_array());
+    let pings: Vec<&Value> = batch.iter().filter(|m| m["id"] == "p").collect();
+    assert!(pings.iter().any(|m| m["result"].is_object()));
+    assert!(pings.iter().any(|m| m["error"]["code"] == -32600));
+    assert_eq!(find(json!(9))["error"]["code"], -32600);
+    assert_eq!(find(Value::Null)["error"]["code"], -32600);
+    assert_eq!(
+        (r[1]["id"].clone(), r[1]["error"]["code"].clone()),
+        (Value::Null, json!(-32600))
+    );
+    assert!(r[2]["result"].is_object());
+
+    let r = raw_session(
+        "2025-06-18",
+        &[(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, true)],
+    );
+    assert_eq!(
+        (r[0]["id"].clone(), r[0]["error"]["code"].clone()),
+        (Value::Null, json!(-32600))
+    );
+    assert!(r[0]["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("2025-03-26"));
+}
+
 /// `--log debug` shows webgate's events with query strings redacted, and
 /// the MCP SDK's own events (which print whole messages, arguments
 /// included) only from warnings up, unless `--reveal-queries`.
