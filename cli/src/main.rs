@@ -44,6 +44,7 @@ mod commands {
 mod host;
 mod host_config;
 mod mcp;
+mod mcp_http;
 mod mcp_wire;
 mod output;
 mod search_net;

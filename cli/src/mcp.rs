@@ -54,7 +54,7 @@ const HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(5);
 pub const RETRY_AFTER_META: &str = "webgate/retry_after_s";
 
 /// The server: one run over one toolbox.
-struct Server {
+pub(crate) struct Server {
     run: Arc<Run>,
     /// Open `subscriptions/listen` streams (protocol 2026-07-28): where
     /// `tools/list_changed` goes for clients of that protocol.
@@ -261,17 +261,27 @@ impl ServerHandler for Server {
     }
 }
 
+/// The server of one session: a run of its own (its budgets) over the
+/// shared toolbox. `calls` is where the stdio filter's cancels reach it.
+pub(crate) fn session(
+    toolbox: &Arc<Toolbox>,
+    audit: bool,
+    calls: crate::mcp_wire::Calls,
+) -> Server {
+    Server {
+        run: Arc::new(toolbox.start_run()),
+        audit,
+        listeners: Arc::default(),
+        calls,
+    }
+}
+
 /// Serves `toolbox` on stdin/stdout until the client goes away, with at
 /// most `in_flight` requests handed to the SDK whose replies are not yet
 /// written out.
 pub async fn serve(toolbox: Arc<Toolbox>, audit: bool, in_flight: usize) -> Result<(), String> {
     let calls = crate::mcp_wire::Calls::default();
-    let server = Server {
-        run: Arc::new(toolbox.start_run()),
-        audit,
-        listeners: Arc::default(),
-        calls: calls.clone(),
-    };
+    let server = session(&toolbox, audit, calls.clone());
     // The line discipline in front of the SDK (`mcp_wire`): JSON-RPC's
     // error replies for what rmcp would drop or misname, the bound on
     // requests in flight, and cancels carried out in order.

@@ -841,8 +841,13 @@ mod tests {
         b.answer(n, r#"{"id":null}"#.into());
         assert!(b.seal(n).is_none());
         let r = json!({"jsonrpc": "2.0", "id": 1, "result": {}});
-        assert!(matches!(b.reply("1", &r, r.to_string().as_bytes()), Held::Kept));
-        let line = b.cancelled("2").expect("complete once the cancelled one is let go");
+        assert!(matches!(
+            b.reply("1", &r, r.to_string().as_bytes()),
+            Held::Kept
+        ));
+        let line = b
+            .cancelled("2")
+            .expect("complete once the cancelled one is let go");
         let v: Value = serde_json::from_slice(&line).unwrap();
         assert_eq!(v.as_array().unwrap().len(), 2);
         assert!(matches!(b.reply("3", &r, b"{}"), Held::Alone));

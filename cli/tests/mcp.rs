@@ -359,6 +359,72 @@ fn search_follows_the_host_pins_and_calls_are_audited() {
 /// `WEBGATE_MCP_PYTHON`; without it this test fails rather than skip.
 #[test]
 fn an_official_python_client_session() {
+    python_session(false);
+}
+
+/// The same session over Streamable HTTP (`webgate mcp --http` on
+/// loopback, with a bearer token), through the Python SDK's own
+/// Streamable HTTP client; the audit of every call on the server's
+/// stderr.
+#[test]
+fn an_official_python_client_session_over_streamable_http() {
+    python_session(true);
+}
+
+/// A `webgate mcp --http 127.0.0.1:0 ARGS` server: its URL (from the line
+/// it prints) and what it prints after, collected until it is killed.
+struct HttpServer {
+    child: std::process::Child,
+    url: String,
+    stderr: std::thread::JoinHandle<String>,
+}
+
+impl HttpServer {
+    fn start(args: &[String], env: &[(&str, String)]) -> HttpServer {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_webgate"))
+            .args(["mcp", "--http", "127.0.0.1:0"])
+            .args(args)
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut err = BufReader::new(child.stderr.take().unwrap());
+        let mut url = None;
+        let mut line = String::new();
+        while url.is_none() {
+            line.clear();
+            assert!(
+                err.read_line(&mut line).unwrap() > 0,
+                "the server ended early"
+            );
+            url = line
+                .trim()
+                .strip_prefix("webgate mcp: serving MCP over Streamable HTTP at ")
+                .map(str::to_string);
+        }
+        let stderr = std::thread::spawn(move || {
+            let mut rest = String::new();
+            let _ = err.read_to_string(&mut rest);
+            rest
+        });
+        HttpServer {
+            child,
+            url: url.unwrap(),
+            stderr,
+        }
+    }
+
+    /// Stops the server; what it printed after its URL.
+    fn stop(mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.stderr.join().unwrap()
+    }
+}
+
+fn python_session(http: bool) {
     let python = std::env::var("WEBGATE_MCP_PYTHON").unwrap_or_else(|_| {
         panic!(
             "WEBGATE_MCP_PYTHON is not set: run `cargo xtask ci`, which makes the venv \
@@ -378,41 +444,77 @@ fn an_official_python_client_session() {
     let gateway = Gateway::start(
         r#"{"results":[{"title":"Rust","url":"https://www.rust-lang.org/","description":"A language"}]}"#,
     );
-    let pem = std::env::temp_dir().join(format!("webgate-mcp-py-{}.pem", std::process::id()));
+    let tag = if http { "http" } else { "stdio" };
+    let pem = std::env::temp_dir().join(format!("webgate-mcp-py-{tag}-{}.pem", std::process::id()));
     std::fs::write(&pem, ca.root_pem()).unwrap();
-    let mut env: serde_json::Map<String, Value> = std::env::vars()
-        .filter(|(k, _)| k == "PATH" || k == "HOME")
-        .map(|(k, v)| (k, Value::String(v)))
-        .collect();
-    env.insert("WEBGATE_SEARCH_PROVIDER".into(), "gateway".into());
-    env.insert(
-        "WEBGATE_SEARCH_ENDPOINT".into(),
-        format!("http://127.0.0.1:{}/search", gateway.port).into(),
-    );
-    let spec = json!({
-        "command": env!("CARGO_BIN_EXE_webgate"),
-        "args": [
-            "mcp",
-            "--resolve", format!("a.example={PUBLIC}"),
-            "--connect-to", format!("{PUBLIC}:443=127.0.0.1:{}", server.port),
-            "--ca-file", pem.display().to_string(),
-        ],
-        "env": env,
-        "page": "https://a.example/",
-        "page_text": page_text,
-    });
+    let search_env = [
+        ("WEBGATE_SEARCH_PROVIDER", "gateway".to_string()),
+        (
+            "WEBGATE_SEARCH_ENDPOINT",
+            format!("http://127.0.0.1:{}/search", gateway.port),
+        ),
+    ];
+    let args = vec![
+        "--resolve".to_string(),
+        format!("a.example={PUBLIC}"),
+        "--connect-to".into(),
+        format!("{PUBLIC}:443=127.0.0.1:{}", server.port),
+        "--ca-file".into(),
+        pem.display().to_string(),
+    ];
+    let token = "a-token-of-thirty-two-characters";
+    let token_file =
+        std::env::temp_dir().join(format!("webgate-mcp-py-{}.token", std::process::id()));
+    let (spec, served) = if http {
+        std::fs::write(&token_file, format!("{token}\n")).unwrap();
+        let mut all = args.clone();
+        all.extend([
+            "--audit".to_string(),
+            "--token-file".into(),
+            token_file.display().to_string(),
+        ]);
+        let served = HttpServer::start(&all, &search_env);
+        let spec = json!({
+            "url": served.url,
+            "token": token,
+            "page": "https://a.example/",
+            "page_text": page_text,
+        });
+        (spec, Some(served))
+    } else {
+        let mut env: serde_json::Map<String, Value> = std::env::vars()
+            .filter(|(k, _)| k == "PATH" || k == "HOME")
+            .map(|(k, v)| (k, Value::String(v)))
+            .collect();
+        for (k, v) in &search_env {
+            env.insert((*k).into(), v.clone().into());
+        }
+        let mut all = vec!["mcp".to_string()];
+        all.extend(args);
+        let spec = json!({
+            "command": env!("CARGO_BIN_EXE_webgate"),
+            "args": all,
+            "env": env,
+            "page": "https://a.example/",
+            "page_text": page_text,
+        });
+        (spec, None)
+    };
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_python/session.py");
     let out = std::process::Command::new(&python)
         .arg(script)
         .arg(spec.to_string())
         .output()
         .unwrap_or_else(|e| panic!("{python}: {e}"));
+    let audit = served.map(HttpServer::stop);
     let _ = std::fs::remove_file(&pem);
+    let _ = std::fs::remove_file(&token_file);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success(),
-        "the Python session failed:\n{stdout}\n{stderr}"
+        "the Python session failed:\n{stdout}\n{stderr}\n{}",
+        audit.unwrap_or_default()
     );
     let summary: Value = serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap();
     assert_eq!(summary["validated"], 3);
@@ -420,5 +522,13 @@ fn an_official_python_client_session() {
         summary["fetch_progress_events"].as_u64().unwrap() >= 5,
         "{summary}"
     );
-    eprintln!("python session: {summary}");
+    if let Some(audit) = audit {
+        // One record per call, the refused ones included, on one stream.
+        let records: Vec<Value> = audit
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        assert_eq!(records.len(), 4, "{audit}");
+    }
+    eprintln!("python session ({tag}): {summary}");
 }

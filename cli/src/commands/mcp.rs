@@ -1,5 +1,6 @@
 //! `webgate mcp`: the host options turned into one toolbox, served over
-//! MCP on stdio by [`crate::mcp`]. Search is offered when a provider is
+//! MCP on stdio by [`crate::mcp`], or over Streamable HTTP (`--http`) by
+//! [`crate::mcp_http`]. Search is offered when a provider is
 //! configured; without one the server offers `web_fetch` alone and says
 //! why on stderr.
 
@@ -17,6 +18,7 @@ use crate::host::{
 };
 use crate::host_config::{self, Host, Launch};
 use crate::mcp;
+use crate::mcp_http::{self, HttpOptions};
 use crate::output::usage;
 
 /// Serve web_fetch and web_search over MCP on stdio (one session is one
@@ -40,6 +42,34 @@ pub(crate) struct McpArgs {
     /// wait, not grow.
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u16).range(1..))]
     max_concurrent_calls: u16,
+    /// Serve MCP's Streamable HTTP transport at http://ADDR/mcp instead of
+    /// stdio, for a webgate a team shares: each session one agent run
+    /// with its own budgets, every session's audit on the one stderr. A
+    /// non-loopback ADDR needs --token-file.
+    #[arg(long, value_name = "ADDR")]
+    http: Option<std::net::SocketAddr>,
+    /// With --http: the file whose first line is the bearer token every
+    /// request must carry (Authorization: Bearer TOKEN; at least 16
+    /// printable characters).
+    #[arg(long, value_name = "PATH", requires = "http")]
+    token_file: Option<std::path::PathBuf>,
+    /// With --http: a browser origin allowed to call (scheme://host:port;
+    /// repeatable). A request with any other Origin header is refused.
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    allow_origin: Vec<String>,
+    /// With --http: a Host header value accepted (repeatable; default: the
+    /// loopback names on a loopback ADDR, any name elsewhere).
+    #[arg(long, value_name = "HOST", requires = "http")]
+    allow_host: Vec<String>,
+    /// With --http: no sessions; every request is served on its own, so
+    /// that several processes can sit behind any load balancer (budgets
+    /// then bound each request only).
+    #[arg(long, requires = "http")]
+    stateless: bool,
+    /// With --http: at most this many sessions at once (a new one past it
+    /// is answered 503; an idle session ends after 5 minutes).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..), requires = "http")]
+    max_sessions: u32,
     /// Print the configuration HOST's MCP client needs to start this
     /// server with the other options given here (the binary by its
     /// absolute path, the WEBGATE_* variables set now as its environment),
@@ -56,14 +86,50 @@ pub(crate) fn run(a: McpArgs) -> ExitCode {
     if let Err(e) = a.audit.init_log() {
         return usage(&e);
     }
+    let transport = match a.http {
+        None => Transport::Stdio {
+            in_flight: usize::from(a.max_concurrent_calls),
+        },
+        Some(addr) => {
+            let token = match a
+                .token_file
+                .as_deref()
+                .map(mcp_http::read_token)
+                .transpose()
+            {
+                Ok(t) => t,
+                Err(e) => return usage(&e),
+            };
+            let o = HttpOptions {
+                addr,
+                token,
+                allow_origins: a.allow_origin,
+                allow_hosts: a.allow_host,
+                stateless: a.stateless,
+                max_sessions: a.max_sessions as usize,
+            };
+            if let Err(e) = mcp_http::check(&o) {
+                return usage(&e);
+            }
+            Transport::Http(o)
+        }
+    };
     serve(
         &a.net,
         &a.policy,
         &a.provider,
         &a.agent,
         &a.audit,
-        usize::from(a.max_concurrent_calls),
+        transport,
     )
+}
+
+/// Where the server talks to its clients.
+enum Transport {
+    /// stdin/stdout, one session, at most `in_flight` requests at once.
+    Stdio { in_flight: usize },
+    /// Streamable HTTP.
+    Http(HttpOptions),
 }
 
 /// `--print-config HOST`: this invocation as HOST's configuration.
@@ -117,7 +183,7 @@ fn serve(
     provider: &ProviderOptions,
     agent: &AgentFlags,
     audit: &AuditOptions,
-    in_flight: usize,
+    transport: Transport,
 ) -> ExitCode {
     let fetcher = match build_fetcher(net, policy, audit.settings()) {
         Ok(f) => f,
@@ -145,7 +211,10 @@ fn serve(
         let mut options = agent.options();
         options.reader_prefix = policy.reader.clone();
         let toolbox = Arc::new(Toolbox::new(fetcher, searcher, options));
-        mcp::serve(toolbox, audit.audit, in_flight).await
+        match transport {
+            Transport::Stdio { in_flight } => mcp::serve(toolbox, audit.audit, in_flight).await,
+            Transport::Http(o) => mcp_http::serve(toolbox, audit.audit, o).await,
+        }
     });
     match served {
         Ok(()) => ExitCode::SUCCESS,

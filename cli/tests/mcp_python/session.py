@@ -1,8 +1,11 @@
 """One MCP session with the official Python SDK against `webgate mcp`.
 
-Run by cli/tests/mcp.rs (`an_official_python_client_session`), which
-starts the loopback page server and search gateway and passes the server
-command line as JSON in argv[1]. Every check raises on failure; the last
+Run by cli/tests/mcp.rs (`an_official_python_client_session`, and
+`an_official_python_client_session_over_streamable_http`), which starts
+the loopback page server and search gateway and passes, as JSON in
+argv[1], either the server's command line (stdio: the SDK starts it) or
+the URL and bearer token of a `webgate mcp --http` it started (the SDK's
+Streamable HTTP client). Every check raises on failure; the last
 line printed is a JSON summary the Rust test reads.
 
 What it checks, with a client this project did not write: the handshake;
@@ -14,12 +17,15 @@ hard failures as isError without structured content.
 """
 
 import asyncio
+import contextlib
 import json
 import sys
 
 import jsonschema
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 
 def check(cond, what):
@@ -31,11 +37,23 @@ def text_of(result):
     return "".join(c.text for c in result.content if getattr(c, "type", "") == "text")
 
 
+@contextlib.asynccontextmanager
+async def connect(spec):
+    if "url" in spec:
+        headers = {"Authorization": "Bearer " + spec["token"]}
+        async with create_mcp_http_client(headers=headers) as client:
+            async with streamable_http_client(spec["url"], http_client=client) as (read, write):
+                yield read, write
+    else:
+        params = StdioServerParameters(command=spec["command"], args=spec["args"], env=spec["env"])
+        async with stdio_client(params) as (read, write):
+            yield read, write
+
+
 async def main():
     spec = json.loads(sys.argv[1])
-    params = StdioServerParameters(command=spec["command"], args=spec["args"], env=spec["env"])
     summary = {}
-    async with stdio_client(params) as (read, write):
+    async with connect(spec) as (read, write):
         async with ClientSession(read, write) as session:
             init = await session.initialize()
             check(init.server_info.name == "webgate", "server name")
