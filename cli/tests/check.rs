@@ -140,7 +140,7 @@ fn check_json() {
 fn check_ip_on_every_boundary_row() {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../core/vectors/iana/boundaries.csv"
+        "/../vectors/iana/boundaries.csv"
     ))
     .unwrap();
     let mut n = 0;

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 /// The project's own vector directory.
 pub fn default_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/vectors")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../vectors")
 }
 
 /// One vector's verdict in a suite run.

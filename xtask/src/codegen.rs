@@ -290,7 +290,7 @@ pub fn render(blocks: &[Block]) -> String {
 
 /// The command: writes the file, or with `check` compares it.
 pub fn run(root: &Path, check: bool) -> Result<(), String> {
-    let blocks = table(&root.join("core/vectors/iana"))?;
+    let blocks = table(&root.join("vectors/iana"))?;
     let text = render(&blocks);
     let target = root.join("core/src/policy/table.rs");
     if check {
@@ -340,7 +340,7 @@ mod tests {
     #[test]
     fn the_table_has_the_contract_ranges() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let blocks = table(&root.join("core/vectors/iana")).unwrap();
+        let blocks = table(&root.join("vectors/iana")).unwrap();
         let text: Vec<String> = blocks
             .iter()
             .map(|b| match b.net {
@@ -350,7 +350,7 @@ mod tests {
             .collect();
         // The contract's list, stated independently of the registries.
         let expected: Vec<String> =
-            std::fs::read_to_string(root.join("core/vectors/iana/expected-table.txt"))
+            std::fs::read_to_string(root.join("vectors/iana/expected-table.txt"))
                 .unwrap()
                 .lines()
                 .filter(|l| !l.is_empty() && !l.starts_with('#'))

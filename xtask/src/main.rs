@@ -3,7 +3,7 @@
 //!
 //! - `ci`: the whole check (fmt, clippy, tests, codegen --check, tidy);
 //!   this is the README's test command.
-//! - `codegen [--check]`: the blocked-address table from `core/vectors/iana/`.
+//! - `codegen [--check]`: the blocked-address table from `vectors/iana/`.
 //! - `tidy`: house-style checks (also run as a `#[test]`).
 //! - `fuzz [--seconds N] [TARGET…]`: every cargo-fuzz target for N seconds.
 //! - `bench [NAME…]`: the benchmarks (all of them: `BENCHMARKS.md`).
@@ -35,7 +35,7 @@ usage: cargo xtask <command>
 commands:
   ci                      fmt --check, clippy -D warnings, every test,
                           codegen --check and tidy (the README's test command)
-  codegen [--check]       regenerate core/src/policy/table.rs from core/vectors/iana/
+  codegen [--check]       regenerate core/src/policy/table.rs from vectors/iana/
   tidy                    house-style checks
   fuzz [--seconds N] [T…] run every fuzz target (or the named ones) N seconds
                           each (default 60), then replay fuzz/regressions/

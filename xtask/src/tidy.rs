@@ -5,9 +5,9 @@
 //! - every crate root forbids unsafe code;
 //! - no test is switched off with the ignore attribute (no silent skips);
 //! - the pure modules never name tokio, hyper or hickory;
-//! - every message text of `core/vectors/messages.tsv` is written in one source
+//! - every message text of `vectors/messages.tsv` is written in one source
 //!   file only;
-//! - the spec copies under `core/vectors/` equal `../shared/spec/` when that
+//! - the spec copies under `vectors/` equal `../shared/spec/` when that
 //!   folder is present (it is in the project's CI);
 //! - licence files ship at the top and in the vendored crate.
 
@@ -46,14 +46,14 @@ const PURE_DIRS: [&str; 4] = [
     "core/src/extract",
 ];
 const SPEC_COPIES: [(&str, &str); 4] = [
-    ("core/vectors/messages.tsv", "messages.tsv"),
-    ("core/vectors/iana/boundaries.csv", "iana/boundaries.csv"),
+    ("vectors/messages.tsv", "messages.tsv"),
+    ("vectors/iana/boundaries.csv", "iana/boundaries.csv"),
     (
-        "core/vectors/iana/iana-ipv4-special-registry.csv",
+        "vectors/iana/iana-ipv4-special-registry.csv",
         "iana/iana-ipv4-special-registry.csv",
     ),
     (
-        "core/vectors/iana/iana-ipv6-special-registry.csv",
+        "vectors/iana/iana-ipv6-special-registry.csv",
         "iana/iana-ipv6-special-registry.csv",
     ),
 ];
@@ -133,8 +133,8 @@ pub fn check(root: &Path) -> Vec<String> {
 fn message_texts_once(root: &Path, files: &[PathBuf]) -> Vec<String> {
     let mut tsv = String::new();
     for name in [
-        "core/vectors/messages.tsv",
-        "core/vectors/option-messages.tsv",
+        "vectors/messages.tsv",
+        "vectors/option-messages.tsv",
     ] {
         match std::fs::read_to_string(root.join(name)) {
             // Each file's header line is skipped below.
@@ -222,9 +222,9 @@ mod tests {
     fn tidy_catches_a_message_written_twice() {
         let dir = std::env::temp_dir().join(format!("webgate-tidy-{}", std::process::id()));
         std::fs::create_dir_all(dir.join("core/src")).unwrap();
-        std::fs::create_dir_all(dir.join("core/vectors")).unwrap();
+        std::fs::create_dir_all(dir.join("vectors")).unwrap();
         std::fs::write(
-            dir.join("core/vectors/messages.tsv"),
+            dir.join("vectors/messages.tsv"),
             "id\ttool\tclass\tkind\ttemplate\nx\tt\tsoft\t\tdns resolution failed for {host}\n",
         )
         .unwrap();
