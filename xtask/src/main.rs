@@ -1,8 +1,9 @@
 //! `cargo xtask`: the project's one entry point for everything that is not
 //! `cargo build`. Developers and `.ci/run` call the same commands.
 //!
-//! - `ci`: the whole check (fmt, clippy, tests, codegen --check, tidy);
-//!   this is the README's test command.
+//! - `ci`: the whole check, the README's test command and what `.ci/run`
+//!   runs after installing tools: fmt, codegen --check, tidy, clippy,
+//!   every test, interop, vendor, the MSRV build and the fuzz smoke run.
 //! - `codegen [--check]`: the blocked-address table from `vectors/iana/`.
 //! - `tidy`: house-style checks (also run as a `#[test]`).
 //! - `fuzz [--seconds N] [TARGET…]`: every cargo-fuzz target for N seconds.
@@ -33,8 +34,11 @@ const USAGE: &str = "\
 usage: cargo xtask <command>
 
 commands:
-  ci                      fmt --check, clippy -D warnings, every test,
-                          codegen --check and tidy (the README's test command)
+  ci                      the whole check (the README's test command; .ci/run
+                          installs the tools, then runs this): fmt --check,
+                          codegen --check, tidy, clippy -D warnings, every
+                          test, interop, vendor, the MSRV build, and every
+                          fuzz target for WEBGATE_FUZZ_SECONDS (10) each
   codegen [--check]       regenerate core/src/policy/table.rs from vectors/iana/
   tidy                    house-style checks
   fuzz [--seconds N] [T…] run every fuzz target (or the named ones) N seconds
@@ -62,19 +66,7 @@ fn main() -> ExitCode {
         Some("bench") => bench::run(&args[1..]),
         Some("conformance") => conformance(&args[1..]),
         Some("vendor") => vendor::run_all(),
-        Some("interop") => run(
-            "cargo",
-            &[
-                "run",
-                "--quiet",
-                "--release",
-                "--locked",
-                "--package",
-                "webgate-conformance",
-                "--bin",
-                "webgate-interop",
-            ],
-        ),
+        Some("interop") => interop(),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             Ok(())
@@ -114,23 +106,96 @@ fn run_in(dir: &Path, program: &str, args: &[&str]) -> Result<(), String> {
 
 fn ci() -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    run(&cargo, &["fmt", "--all", "--check"])?;
-    codegen::run(&root(), true)?;
-    tidy::run(&root())?;
-    let python = mcp_python()?;
+    let started = std::time::Instant::now();
+    let mut steps: Vec<(&str, std::time::Duration)> = Vec::new();
+    let mut step = |name, f: &mut dyn FnMut() -> Result<(), String>| -> Result<(), String> {
+        let t = std::time::Instant::now();
+        f().map_err(|e| format!("ci step `{name}`: {e}"))?;
+        steps.push((name, t.elapsed()));
+        Ok(())
+    };
+    step("fmt", &mut || run(&cargo, &["fmt", "--all", "--check"]))?;
+    step("codegen", &mut || codegen::run(&root(), true))?;
+    step("tidy", &mut || tidy::run(&root()))?;
+    let mut python = PathBuf::new();
+    step("mcp python", &mut || {
+        python = mcp_python()?;
+        Ok(())
+    })?;
+    step("clippy", &mut || {
+        run(
+            &cargo,
+            &[
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--locked",
+                "--",
+                "-D",
+                "warnings",
+            ],
+        )
+    })?;
+    let mut summary = String::new();
+    step("test", &mut || {
+        summary = test_with_summary(&cargo, &python)?;
+        Ok(())
+    })?;
+    step("interop", &mut interop)?;
+    step("vendor", &mut vendor::run_all)?;
+    step("msrv", &mut msrv)?;
+    let seconds = std::env::var("WEBGATE_FUZZ_SECONDS").unwrap_or_else(|_| "10".into());
+    step("fuzz smoke", &mut || fuzz(&["--seconds".into(), seconds.clone()]))?;
+    for (name, took) in &steps {
+        eprintln!("ci: {name:<10} {:>6.1} s", took.as_secs_f64());
+    }
+    eprintln!(
+        "ci: every step passed in {:.1} min",
+        started.elapsed().as_secs_f64() / 60.0
+    );
+    println!("{summary}");
+    Ok(())
+}
+
+/// webgate against nginx, Apache httpd and unbound on loopback.
+fn interop() -> Result<(), String> {
     run(
-        &cargo,
+        "cargo",
         &[
-            "clippy",
-            "--workspace",
-            "--all-targets",
+            "run",
+            "--quiet",
+            "--release",
             "--locked",
-            "--",
-            "-D",
-            "warnings",
+            "--package",
+            "webgate-conformance",
+            "--bin",
+            "webgate-interop",
         ],
-    )?;
-    test_with_summary(&cargo, &python)
+    )
+}
+
+/// The core a vendor takes builds with the toolchain the manifest's
+/// `rust-version` names and the locked dependencies.
+fn msrv() -> Result<(), String> {
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).map_err(|e| e.to_string())?;
+    let version = manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("rust-version = \""))
+        .and_then(|l| l.strip_suffix('"'))
+        .ok_or("Cargo.toml states no rust-version")?;
+    let toolchain = format!("+{version}");
+    let installed = Command::new("rustup")
+        .args(["run", version, "rustc", "--version"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !installed {
+        return Err(format!(
+            "the MSRV toolchain {version} is not installed: rustup toolchain install {version} \
+             --profile minimal"
+        ));
+    }
+    run("cargo", &[&toolchain, "check", "-p", "webgate", "--locked"])
 }
 
 /// The Python the MCP client session test runs (`cli/tests/mcp.rs`): a
@@ -174,7 +239,7 @@ fn mcp_python() -> Result<PathBuf, String> {
 /// `cargo test --workspace`, echoed as it runs, closed by one plain line
 /// `N passed, N failed` summed over every test binary (the last line of
 /// cargo's own output is a doc-test binary that may hold no test).
-fn test_with_summary(cargo: &str, python: &Path) -> Result<(), String> {
+fn test_with_summary(cargo: &str, python: &Path) -> Result<String, String> {
     use std::io::{BufRead, BufReader};
     let args = ["test", "--workspace", "--locked"];
     eprintln!("$ {cargo} {}", args.join(" "));
@@ -209,9 +274,10 @@ fn test_with_summary(cargo: &str, python: &Path) -> Result<(), String> {
         }
     }
     let status = child.wait().map_err(|e| e.to_string())?;
-    println!("{passed} passed, {failed} failed");
+    let summary = format!("{passed} passed, {failed} failed");
+    println!("{summary}");
     if status.success() && failed == 0 {
-        Ok(())
+        Ok(summary)
     } else {
         Err(format!("`{cargo} {}` failed: {status}", args.join(" ")))
     }
@@ -253,7 +319,9 @@ fn fuzz(args: &[String]) -> Result<(), String> {
         .map(|o| !o.status.success())
         .unwrap_or(true)
     {
-        run("cargo", &["+nightly", "install", "cargo-fuzz", "--locked"])?;
+        return Err("the fuzz run needs the nightly toolchain and cargo-fuzz: rustup toolchain \
+                    install nightly; cargo +nightly install cargo-fuzz --locked"
+            .into());
     }
     let max_time = format!("-max_total_time={seconds}");
     for t in &targets {
