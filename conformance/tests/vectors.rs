@@ -46,7 +46,35 @@ fn main() {
             },
         ));
     }
-    let expected = runner::expected_failures(&dir).unwrap_or_default();
+    // A malformed expected_failures.txt is a failure of its own, never an
+    // empty list (which would turn every listed vector into a failure
+    // with the wrong reason, or hide the file's mistake).
+    let expected = match runner::expected_failures(&dir) {
+        Ok(e) => e,
+        Err(why) => {
+            trials.push(Trial::test(
+                "suite::expected_failures_is_well_formed",
+                move || Err(why.clone().into()),
+            ));
+            Default::default()
+        }
+    };
+    {
+        let listed: Vec<String> = expected.keys().cloned().collect();
+        let names: std::collections::BTreeSet<String> =
+            vectors.iter().map(|l| l.full_name.clone()).collect();
+        trials.push(Trial::test(
+            "suite::expected_failures_name_vectors",
+            move || {
+                let unknown: Vec<&String> = listed.iter().filter(|n| !names.contains(*n)).collect();
+                if unknown.is_empty() {
+                    Ok(())
+                } else {
+                    Err(format!("expected_failures.txt lists no such vector: {unknown:?}").into())
+                }
+            },
+        ));
+    }
     // One CA for all trials: key generation is the slow part of setup.
     let ca = std::sync::Arc::new(TestCa::new());
     for l in vectors {

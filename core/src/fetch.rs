@@ -27,8 +27,9 @@ use crate::audit::{
 use crate::body::{self, charset, BodyDecoder, BodyFail, CapMode, MediaClass};
 use crate::extract;
 use crate::messages::{Extraction, FetchError, FetchOk, Progress, RobotsRefusal, SetupError};
+use crate::net::conn::{self, Conn};
 use crate::net::http;
-use crate::net::pool::{Conn, Lease, Limits, Pool};
+use crate::net::pool::{Lease, Limits, Pool};
 use crate::net::{eyeballs, Dial, Resolve, TcpDial, TlsSettings};
 use crate::policy::robots::{self, RobotsMemo, RobotsTxt, Unreachable};
 use crate::policy::{admit, next_hop, vet, AdmittedUrl, Hop, Policy};
@@ -890,7 +891,7 @@ impl Fetcher {
         hop.tls = Some(tls_audit.clone());
         let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
         let t = Instant::now();
-        let shaken = tokio::time::timeout_at(deadline, http::handshake(tls, h2)).await;
+        let shaken = tokio::time::timeout_at(deadline, conn::handshake(tls, h2)).await;
         let (sender, guard) = match shaken {
             Ok(Ok(x)) => x,
             Ok(Err(e)) => {

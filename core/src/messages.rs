@@ -2,7 +2,7 @@
 //!
 //! Each error type has one `Display` and each variant a message id from
 //! `vectors/messages.tsv` ([`FetchError::id`], [`SearchError::id`]); the
-//! golden test at the bottom of this file holds every template to that
+//! golden test (`core/tests/messages.rs`) holds every template to that
 //! file, letter for letter. Nothing else in the crate writes a message.
 
 use std::fmt;
@@ -315,17 +315,31 @@ pub enum RobotsRefusal {
     /// A rule of the file disallows it.
     Disallowed,
     /// The file could not be read, which RFC 9309 reads as "disallow all".
-    Unreachable(crate::policy::robots::Unreachable),
+    Unreachable(Unreachable),
+}
+
+/// Why a robots.txt could not be read (`policy::robots` judges by it; the
+/// failure messages name it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Unreachable {
+    /// The server answered with this 5xx status (or another outside
+    /// 200–499).
+    Status(u16),
+    /// The request ran out of time.
+    Timeout,
+    /// The connection failed or the body broke off.
+    Network,
 }
 
 /// Why a robots.txt could not be read, as its message says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RobotsReason(pub crate::policy::robots::Unreachable);
+pub struct RobotsReason(pub Unreachable);
 
 impl RobotsReason {
     /// The id in `vectors/option-messages.tsv`.
     pub fn id(&self) -> &'static str {
-        use crate::policy::robots::Unreachable as U;
+        use self::Unreachable as U;
         match self.0 {
             U::Status(_) => "option.robots.reason.status",
             U::Timeout => "option.robots.reason.timeout",
@@ -336,7 +350,7 @@ impl RobotsReason {
 
 impl fmt::Display for RobotsReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use crate::policy::robots::Unreachable as U;
+        use self::Unreachable as U;
         match self.0 {
             U::Status(status) => write!(f, "HTTP {status}"),
             U::Timeout => f.write_str("timed out"),

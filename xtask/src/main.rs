@@ -16,6 +16,7 @@
 
 mod bench;
 mod codegen;
+mod layers;
 mod tidy;
 mod vendor;
 
@@ -145,7 +146,9 @@ fn ci() -> Result<(), String> {
     step("vendor", &mut vendor::run_all)?;
     step("msrv", &mut msrv)?;
     let seconds = std::env::var("WEBGATE_FUZZ_SECONDS").unwrap_or_else(|_| "10".into());
-    step("fuzz smoke", &mut || fuzz(&["--seconds".into(), seconds.clone()]))?;
+    step("fuzz smoke", &mut || {
+        fuzz(&["--seconds".into(), seconds.clone()])
+    })?;
     for (name, took) in &steps {
         eprintln!("ci: {name:<10} {:>6.1} s", took.as_secs_f64());
     }
@@ -319,9 +322,11 @@ fn fuzz(args: &[String]) -> Result<(), String> {
         .map(|o| !o.status.success())
         .unwrap_or(true)
     {
-        return Err("the fuzz run needs the nightly toolchain and cargo-fuzz: rustup toolchain \
+        return Err(
+            "the fuzz run needs the nightly toolchain and cargo-fuzz: rustup toolchain \
                     install nightly; cargo +nightly install cargo-fuzz --locked"
-            .into());
+                .into(),
+        );
     }
     let max_time = format!("-max_total_time={seconds}");
     for t in &targets {

@@ -9,7 +9,9 @@
 //!   file only;
 //! - the spec copies under `vectors/` equal `../shared/spec/` when that
 //!   folder is present (it is in the project's CI);
-//! - licence files ship at the top and in the vendored crate.
+//! - licence files ship at the top and in the vendored crate;
+//! - no import circle among the core's modules or a folder's files
+//!   (`layers`).
 
 use std::path::{Path, PathBuf};
 
@@ -113,6 +115,7 @@ pub fn check(root: &Path) -> Vec<String> {
             }
         }
     }
+    problems.extend(crate::layers::circles(root));
     problems.extend(message_texts_once(root, &files));
     problems.extend(spec_copies(root));
     for l in [
@@ -132,10 +135,7 @@ pub fn check(root: &Path) -> Vec<String> {
 /// long enough to be telling, may stand in one source file only.
 fn message_texts_once(root: &Path, files: &[PathBuf]) -> Vec<String> {
     let mut tsv = String::new();
-    for name in [
-        "vectors/messages.tsv",
-        "vectors/option-messages.tsv",
-    ] {
+    for name in ["vectors/messages.tsv", "vectors/option-messages.tsv"] {
         match std::fs::read_to_string(root.join(name)) {
             // Each file's header line is skipped below.
             Ok(t) => tsv.push_str(&t),
@@ -194,7 +194,7 @@ fn spec_copies(root: &Path) -> Vec<String> {
         .collect()
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };

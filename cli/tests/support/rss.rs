@@ -22,10 +22,21 @@ pub struct Outcome {
     pub peak: u64,
 }
 
-/// The body of each test binary's `rss_helper` test: without the variable
-/// it does nothing.
+/// The body of each test binary's `rss_helper` test. In the helper
+/// process (the variable set) it runs the CLI and reports; in the test
+/// run itself it checks the measurement: `webgate --version` through the
+/// helper exits 0, prints the version and reports a plausible peak (a
+/// helper that measured its own memory, or nothing, fails here).
 pub fn helper(cli: &str) {
     let Ok(args) = std::env::var(HELPER) else {
+        let o = run(&["--version".to_string()]);
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        assert!(o.stdout.starts_with("webgate "), "{}", o.stdout);
+        assert!(
+            (1 << 20..1 << 30).contains(&o.peak),
+            "an implausible peak for `webgate --version`: {} bytes",
+            o.peak
+        );
         return;
     };
     let args: Vec<String> = serde_json::from_str(&args).unwrap();

@@ -1,9 +1,11 @@
-//! HTML to text (contract §8): html5ever parses the page, `article`
-//! picks the main article, `render` writes markdown or plain text.
+//! HTML to text (contract §8): html5ever parses the page (`guard`,
+//! `sink`, `dom`), `select` picks the main content, `render` writes
+//! markdown or plain text, `title` puts the page's title first.
 //!
-//! The header logic lives here too: with `raw` false the article is
-//! rendered (`readability`), unless it is under 100 bytes after trimming,
-//! when the whole document is rendered instead (`raw-html`).
+//! The header logic lives here too (`extract_page_within`): with `raw`
+//! false the selected content is rendered, unless it is under 100 bytes
+//! after trimming, when the whole document is rendered instead
+//! (`raw-html`).
 //!
 //! **Architecture Invariant:** every walk over the tree is iterative; a
 //! page nested 100,000 levels deep cannot overflow the stack.
@@ -12,8 +14,10 @@ mod comments;
 mod dom;
 mod features;
 mod guard;
+mod lexicon;
 mod model;
 mod model_data;
+mod parse;
 mod prune;
 mod readability;
 mod render;
@@ -23,6 +27,7 @@ mod signals;
 mod sink;
 mod streamed;
 mod title;
+mod visibility;
 mod work;
 
 use std::sync::atomic::AtomicBool;

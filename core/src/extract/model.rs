@@ -75,24 +75,3 @@ const LANES: usize = 4;
 pub fn logit(p: f64) -> f64 {
     (p / (1.0 - p)).ln()
 }
-
-#[cfg(test)]
-mod tests {
-    use super::super::model_data::{CHECKS, PAGE, ROOT, UNIT};
-
-    /// The compiled trees give the scores the trainer computed for the
-    /// same rows (a row each of the training data, written beside the
-    /// trees by `bench/train/train.py`).
-    #[test]
-    fn compiled_trees_agree_with_the_trainer() {
-        for (model, x, want) in CHECKS {
-            let m = match *model {
-                "root" => &ROOT,
-                "unit" => &UNIT,
-                _ => &PAGE,
-            };
-            let got = m.score(x);
-            assert!((got - want).abs() < 1e-4, "{model}: {got} against {want}");
-        }
-    }
-}

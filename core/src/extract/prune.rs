@@ -8,9 +8,8 @@
 //! Every rule reads structure, names and text shapes; none names a site.
 
 use super::dom::{Doc, Id, Kind, Node};
-use super::signals::{
-    class_weight, date_words, is_ad_label, is_unlikely, is_window, ClassFlags, Title,
-};
+use super::lexicon::ClassFlags;
+use super::signals::{class_weight, date_words, is_ad_label, is_unlikely, is_window, Title};
 
 /// The longest text (characters) a metadata line may have.
 const META_LINE: usize = 100;

@@ -13,7 +13,8 @@
 //! the top candidate is often the article body exactly.
 
 use super::dom::{Doc, Id, Kind, Node};
-use super::signals::{class_weight, is_block, is_unlikely, ClassFlags};
+use super::lexicon::{is_block, ClassFlags};
+use super::signals::{class_weight, is_unlikely};
 
 fn tag_base(tag: &str) -> f64 {
     match tag {

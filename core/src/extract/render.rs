@@ -26,7 +26,7 @@ use url::Url;
 use std::collections::HashMap;
 
 use super::dom::{Doc, Id, Kind};
-use super::signals::is_block;
+use super::lexicon::is_block;
 use super::work::Work;
 use crate::policy::Links;
 

@@ -413,6 +413,23 @@ pub fn choose(doc: &Doc, url: &url::Url, rules: &Pruner) -> Choice {
 mod tests {
     use super::*;
 
+    /// The compiled trees give the scores the trainer computed for the
+    /// same rows (a row each of the training data, written beside the
+    /// trees by `bench/train/train.py`). Here, where the models are used,
+    /// so that `model` (the evaluator) never imports its data.
+    #[test]
+    fn compiled_trees_agree_with_the_trainer() {
+        for (model, x, want) in super::super::model_data::CHECKS {
+            let m = match *model {
+                "root" => &ROOT,
+                "unit" => &UNIT,
+                _ => &PAGE,
+            };
+            let got = m.score(x);
+            assert!((got - want).abs() < 1e-4, "{model}: {got} against {want}");
+        }
+    }
+
     /// Dialogs, modal windows and snippet-less blocks are windows, with
     /// everything inside them; a window holding half the page is not.
     #[test]

@@ -666,7 +666,7 @@ fn unread_raw_text(tag: &html5ever::tokenizer::Tag) -> bool {
     match tag.name {
         local_name!("style") => true,
         local_name!("script") => !tag.attrs.iter().any(|a| {
-            a.name.local == local_name!("type") && super::signals::is_json_ld_type(&a.value)
+            a.name.local == local_name!("type") && super::lexicon::is_json_ld_type(&a.value)
         }),
         _ => false,
     }
@@ -712,7 +712,7 @@ impl Filter {
                         return r;
                     }
                 }
-                if super::signals::is_block(&tag.name) || tag.name == local_name!("br") {
+                if super::lexicon::is_block(&tag.name) || tag.name == local_name!("br") {
                     tail.separate();
                 }
                 TokenSinkResult::Continue

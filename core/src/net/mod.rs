@@ -9,6 +9,7 @@
 //! only the blocked-table check makes, so no seam can be handed a blocked
 //! address by the fetch loop.
 
+pub(crate) mod conn;
 pub mod eyeballs;
 #[cfg(feature = "hickory")]
 mod hickory;

@@ -22,61 +22,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use http_body_util::Full;
-use hyper::body::{Bytes, Incoming};
-use hyper::client::conn::{http1, http2};
-use hyper::{Request, Response};
-
-use super::http::ConnGuard;
-use crate::audit::TlsAudit;
-
-/// What sends requests on one connection.
-pub(crate) enum Sender {
-    /// HTTP/1.1: one request at a time.
-    H1(http1::SendRequest<Full<Bytes>>),
-    /// h2 (checked out whole, like HTTP/1.1: a request never shares it).
-    H2(http2::SendRequest<Full<Bytes>>),
-}
-
-impl Sender {
-    /// Waits until the connection can take a request; an error when it
-    /// has closed.
-    pub async fn ready(&mut self) -> Result<(), hyper::Error> {
-        match self {
-            Sender::H1(s) => s.ready().await,
-            Sender::H2(s) => s.ready().await,
-        }
-    }
-
-    fn is_closed(&self) -> bool {
-        match self {
-            Sender::H1(s) => s.is_closed(),
-            Sender::H2(s) => s.is_closed(),
-        }
-    }
-
-    /// Sends one request and waits for its head.
-    pub async fn send(
-        &mut self,
-        req: Request<Full<Bytes>>,
-    ) -> Result<Response<Incoming>, hyper::Error> {
-        match self {
-            Sender::H1(s) => s.send_request(req).await,
-            Sender::H2(s) => s.send_request(req).await,
-        }
-    }
-}
-
-/// One open connection: its sender, its task, the socket address it was
-/// dialled to, and its TLS session as the audit shows it.
-pub(crate) struct Conn {
-    pub sender: Sender,
-    /// Held, never read: dropping it ends the connection task.
-    pub _task: ConnGuard,
-    pub addr: SocketAddr,
-    pub h2: bool,
-    pub tls: TlsAudit,
-}
+use super::conn::Conn;
 
 /// A connection checked out for one request, with what decides whether
 /// it may go back: the host it serves and whether the response allowed
@@ -234,12 +180,13 @@ impl Pool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::audit::TlsAudit;
 
     /// A real HTTP/1.1 client connection over an in-memory stream, and the
     /// server's end (dropping it closes the connection).
     async fn conn(addr: &str) -> (Conn, tokio::io::DuplexStream) {
         let (client, server) = tokio::io::duplex(1024);
-        let (sender, guard) = crate::net::http::handshake(client, false)
+        let (sender, guard) = crate::net::conn::handshake(client, false)
             .await
             .expect("handshake");
         let conn = Conn {

@@ -1,6 +1,7 @@
 //! The blocked-address check (contract §4, `iana-table.md`).
 //!
-//! The table itself lives in the generated `table` module; this module owns
+//! The table itself lives in the generated `table` module (its rows are
+//! `range`'s types); this module owns
 //! the lookup and the one type that proves an address passed it,
 //! [`VettedAddr`]. The check is a linear scan over 16 or 14 masked
 //! compares: fixed-size, branch-light, and in the tens of nanoseconds
@@ -9,63 +10,8 @@
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
+use super::range::{Range4, Range6};
 use super::table;
-
-/// An IPv4 block of the table.
-#[derive(Debug)]
-pub(crate) struct Range4 {
-    net: u32,
-    mask: u32,
-    prefix: u8,
-    name: &'static str,
-}
-
-impl Range4 {
-    pub(crate) const fn new(octets: [u8; 4], prefix: u8, name: &'static str) -> Self {
-        let mask = if prefix == 0 {
-            0
-        } else {
-            u32::MAX << (32 - prefix as u32)
-        };
-        Range4 {
-            net: u32::from_be_bytes(octets),
-            mask,
-            prefix,
-            name,
-        }
-    }
-}
-
-/// An IPv6 block of the table.
-#[derive(Debug)]
-pub(crate) struct Range6 {
-    net: u128,
-    mask: u128,
-    prefix: u8,
-    name: &'static str,
-}
-
-impl Range6 {
-    pub(crate) const fn new(seg: [u16; 8], prefix: u8, name: &'static str) -> Self {
-        let mut net = 0u128;
-        let mut i = 0;
-        while i < 8 {
-            net = (net << 16) | seg[i] as u128;
-            i += 1;
-        }
-        let mask = if prefix == 0 {
-            0
-        } else {
-            u128::MAX << (128 - prefix as u32)
-        };
-        Range6 {
-            net,
-            mask,
-            prefix,
-            name,
-        }
-    }
-}
 
 /// A range of the blocked table, as a lookup reports it.
 ///

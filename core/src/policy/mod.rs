@@ -18,6 +18,7 @@ pub mod redirect;
 pub mod robots;
 // Generated; its layout is codegen's, not rustfmt's.
 #[rustfmt::skip]
+mod range;
 mod table;
 
 pub use addr::{check, vet, BlockedRange, Verdict, VettedAddr};

@@ -58,18 +58,10 @@ pub enum RobotsTxt {
     Unreachable(Unreachable),
 }
 
-/// Why a robots.txt could not be read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Unreachable {
-    /// The server answered with this 5xx status (or another outside
-    /// 200–499).
-    Status(u16),
-    /// The request ran out of time.
-    Timeout,
-    /// The connection failed or the body broke off.
-    Network,
-}
+/// Why a robots.txt could not be read (defined with the message that
+/// names it, on the ground floor, so that `messages` imports nothing
+/// from the policy).
+pub use crate::messages::Unreachable;
 
 /// The verdict for one URL.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

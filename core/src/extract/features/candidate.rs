@@ -8,8 +8,8 @@
 use std::collections::HashMap;
 
 use super::super::dom::{Doc, Id};
+use super::super::lexicon::ClassFlags;
 use super::super::readability;
-use super::super::signals::ClassFlags;
 use super::figures::Figures;
 use super::json_ld::declared_text;
 use super::{flag, ln1, look, most_repeated_child, ratio};

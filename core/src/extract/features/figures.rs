@@ -5,7 +5,8 @@
 //! decides anything.
 
 use super::super::dom::{Doc, Kind};
-use super::super::signals::{is_box, ClassFlags};
+use super::super::lexicon::ClassFlags;
+use super::super::signals::is_box;
 
 /// Per node: sums over its subtree, and what lies above it.
 pub struct Figures {

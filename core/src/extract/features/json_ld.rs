@@ -17,7 +17,7 @@ pub(super) fn json_ld(doc: &Doc, id: Id, left: &mut usize) -> Option<serde_json:
     if n.tag() != Some("script")
         || !n
             .attr("type")
-            .is_some_and(crate::extract::signals::is_json_ld_type)
+            .is_some_and(crate::extract::lexicon::is_json_ld_type)
         || *left == 0
     {
         return None;

@@ -8,8 +8,9 @@ use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 
 use super::super::dom::{Doc, Id, Kind};
+use super::super::lexicon::{is_block, ClassFlags};
 use super::super::prune::Pruner;
-use super::super::signals::{date_words, is_block, is_box, ClassFlags};
+use super::super::signals::{date_words, is_box};
 use super::{flag, ln1, look};
 
 /// The names of a unit's features, in order.

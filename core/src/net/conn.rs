@@ -1,0 +1,301 @@
+//! One client connection: hyper's connection started over a stream
+//! ([`handshake`]: HTTP/1.1, or h2 behind the gate that holds the server's
+//! bytes until our request is written), its task ([`ConnGuard`]), the
+//! [`Sender`] that takes requests, and [`Conn`], all of it with the socket
+//! address it was dialled to and its TLS session. The exchange
+//! (`http`) and the pool of kept connections (`pool`) both build on it.
+
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+
+use http_body_util::Full;
+use hyper::body::{Bytes, Incoming};
+use hyper::client::conn::{http1, http2};
+use hyper::{Request, Response};
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+use crate::audit::TlsAudit;
+
+/// What sends requests on one connection.
+pub(crate) enum Sender {
+    /// HTTP/1.1: one request at a time.
+    H1(http1::SendRequest<Full<Bytes>>),
+    /// h2 (checked out whole, like HTTP/1.1: a request never shares it).
+    H2(http2::SendRequest<Full<Bytes>>),
+}
+
+impl Sender {
+    /// Waits until the connection can take a request; an error when it
+    /// has closed.
+    pub async fn ready(&mut self) -> Result<(), hyper::Error> {
+        match self {
+            Sender::H1(s) => s.ready().await,
+            Sender::H2(s) => s.ready().await,
+        }
+    }
+
+    pub fn is_closed(&self) -> bool {
+        match self {
+            Sender::H1(s) => s.is_closed(),
+            Sender::H2(s) => s.is_closed(),
+        }
+    }
+
+    /// Sends one request and waits for its head.
+    pub async fn send(
+        &mut self,
+        req: Request<Full<Bytes>>,
+    ) -> Result<Response<Incoming>, hyper::Error> {
+        match self {
+            Sender::H1(s) => s.send_request(req).await,
+            Sender::H2(s) => s.send_request(req).await,
+        }
+    }
+}
+
+/// One open connection: its sender, its task, the socket address it was
+/// dialled to, and its TLS session as the audit shows it.
+pub(crate) struct Conn {
+    pub sender: Sender,
+    /// Held, never read: dropping it ends the connection task.
+    pub _task: ConnGuard,
+    pub addr: SocketAddr,
+    pub h2: bool,
+    pub tls: TlsAudit,
+}
+
+/// Aborts the connection task when dropped, so nothing is left running
+/// once the caller is done with the response.
+#[derive(Debug)]
+pub(crate) struct ConnGuard(tokio::task::JoinHandle<()>);
+
+impl Drop for ConnGuard {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Starts hyper's client connection over `io` (h2 when ALPN chose it) and
+/// its task; the task ends when the guard is dropped.
+pub(crate) async fn handshake<T>(io: T, h2: bool) -> Result<(Sender, ConnGuard), hyper::Error>
+where
+    T: AsyncRead + AsyncWrite + Send + Unpin + 'static,
+{
+    if h2 {
+        let io = TokioIo::new(GatedIo::new(io));
+        let mut b = hyper::client::conn::http2::Builder::new(TokioExecutor::new());
+        // Bounded header lists and reset streams: a hostile server cannot
+        // make the client buffer without end.
+        b.max_header_list_size(256 * 1024)
+            .max_concurrent_reset_streams(16);
+        let (sender, conn) = b.handshake(io).await?;
+        let guard = ConnGuard(tokio::spawn(async move {
+            let _ = conn.await;
+        }));
+        Ok((Sender::H2(sender), guard))
+    } else {
+        let io = TokioIo::new(io);
+        let mut b = hyper::client::conn::http1::Builder::new();
+        b.max_buf_size(256 * 1024);
+        let (sender, conn) = b.handshake(io).await?;
+        let guard = ConnGuard(tokio::spawn(async move {
+            let _ = conn.await;
+        }));
+        Ok((Sender::H1(sender), guard))
+    }
+}
+
+/// What [`GatedIo`] knows of the frames written so far.
+#[derive(Default)]
+struct Gate {
+    /// Bytes of the client preface still to pass.
+    preface_left: usize,
+    /// The frame header being read, and how much of it is here.
+    header: [u8; 9],
+    header_len: usize,
+    /// Bytes of the current frame's payload still to pass.
+    payload_left: usize,
+    /// A HEADERS frame (our request) has been written: reads may flow.
+    open: bool,
+    reader: Option<Waker>,
+}
+
+impl Gate {
+    /// Follows the frames in `bytes` (what was just written).
+    fn saw(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() && !self.open {
+            if self.preface_left > 0 {
+                let n = self.preface_left.min(bytes.len());
+                self.preface_left -= n;
+                bytes = &bytes[n..];
+            } else if self.payload_left > 0 {
+                let n = self.payload_left.min(bytes.len());
+                self.payload_left -= n;
+                bytes = &bytes[n..];
+            } else {
+                let n = (9 - self.header_len).min(bytes.len());
+                self.header[self.header_len..self.header_len + n].copy_from_slice(&bytes[..n]);
+                self.header_len += n;
+                bytes = &bytes[n..];
+                if self.header_len == 9 {
+                    let h = self.header;
+                    self.payload_left =
+                        (usize::from(h[0]) << 16) | (usize::from(h[1]) << 8) | usize::from(h[2]);
+                    self.header_len = 0;
+                    // Frame type 1 is HEADERS.
+                    self.open = h[3] == 1;
+                }
+            }
+        }
+        if self.open {
+            if let Some(w) = self.reader.take() {
+                w.wake();
+            }
+        }
+    }
+}
+
+/// An h2 connection's stream that reads nothing from the server until the
+/// request's HEADERS frame has been written.
+///
+/// Why: hyper's h2 client task stops taking requests as soon as it sees a
+/// GOAWAY, and a request it had not yet taken fails with "dispatch task is
+/// gone" — even when the GOAWAY's last stream id says the server will
+/// answer it (a server draining, or one allowing a single request per
+/// connection, sends GOAWAY(NO_ERROR, 1) then the whole response). Holding
+/// the server's bytes until our one request is on the wire closes that
+/// window from outside hyper: the request is stream 1 before the GOAWAY is
+/// read, and h2 delivers its response. Writes are never held.
+struct GatedIo<T> {
+    inner: T,
+    gate: Arc<Mutex<Gate>>,
+}
+
+impl<T> GatedIo<T> {
+    fn new(inner: T) -> Self {
+        GatedIo {
+            inner,
+            gate: Arc::new(Mutex::new(Gate {
+                preface_left: 24,
+                ..Gate::default()
+            })),
+        }
+    }
+
+    fn gate(&self) -> std::sync::MutexGuard<'_, Gate> {
+        // A poisoned gate is still a gate: its state is plain data.
+        self.gate.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl<T: AsyncRead + Unpin> AsyncRead for GatedIo<T> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        {
+            let mut g = self.gate();
+            if !g.open {
+                g.reader = Some(cx.waker().clone());
+                return Poll::Pending;
+            }
+        }
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for GatedIo<T> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let r = Pin::new(&mut self.inner).poll_write(cx, buf);
+        if let Poll::Ready(Ok(n)) = &r {
+            self.gate().saw(&buf[..*n]);
+        }
+        r
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        let r = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
+        if let Poll::Ready(Ok(mut n)) = &r {
+            let mut g = self.gate();
+            for b in bufs {
+                let take = n.min(b.len());
+                g.saw(&b[..take]);
+                n -= take;
+                if n == 0 {
+                    break;
+                }
+            }
+        }
+        r
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Gate;
+
+    fn frame(kind: u8, payload: &[u8]) -> Vec<u8> {
+        let n = payload.len();
+        let mut f = vec![
+            (n >> 16) as u8,
+            (n >> 8) as u8,
+            n as u8,
+            kind,
+            0,
+            0,
+            0,
+            0,
+            1,
+        ];
+        f.extend_from_slice(payload);
+        f
+    }
+
+    /// The gate opens at the first HEADERS frame, however the writes cut
+    /// the preface and the frames (a SETTINGS payload full of 0x01 bytes
+    /// must not be taken for a frame type).
+    #[test]
+    fn the_gate_opens_at_the_first_headers_frame() {
+        let mut bytes = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+        bytes.extend(frame(4, &[1; 12]));
+        bytes.extend(frame(8, &[0, 0, 1, 1]));
+        let before = bytes.len();
+        bytes.extend(frame(1, &[0x82]));
+        for cut in [1, 2, 7, 9, 64] {
+            let mut g = Gate {
+                preface_left: 24,
+                ..Gate::default()
+            };
+            for (i, chunk) in bytes.chunks(cut).enumerate() {
+                g.saw(chunk);
+                let seen = (i + 1) * cut;
+                assert_eq!(g.open, seen >= before + 9, "cut {cut} at {seen}");
+            }
+            assert!(g.open);
+        }
+    }
+}
