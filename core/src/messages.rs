@@ -360,6 +360,15 @@ impl fmt::Display for RobotsReason {
 }
 
 impl FetchError {
+    /// The id of why a redirect was refused, when this is a refused
+    /// redirect (what the audit's redirect record says).
+    pub fn redirect_reason(&self) -> Option<&'static str> {
+        match self {
+            FetchError::RedirectRefused { reason, .. } => Some(reason.id()),
+            _ => None,
+        }
+    }
+
     /// Soft (a result whose text is the message) or hard (a tool error).
     pub fn class(&self) -> Class {
         match self {

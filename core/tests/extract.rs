@@ -514,12 +514,11 @@ fn a_block_over_the_output_budget_comes_out_cut_not_empty() {
 #[test]
 fn worst_case_duration_covers_every_hop_and_the_extraction() {
     use std::time::Duration;
-    use webgate::fetch::worst_case_duration;
     use webgate::policy::Policy;
     let p = Policy::default();
-    assert_eq!(worst_case_duration(&p), Duration::from_secs(20 * 6 + 10));
+    assert_eq!(p.worst_case_duration(), Duration::from_secs(20 * 6 + 10));
     let mut p = Policy::default();
     p.request_timeout = Duration::MAX;
     p.max_redirects = u32::MAX;
-    assert_eq!(worst_case_duration(&p), Duration::MAX);
+    assert_eq!(p.worst_case_duration(), Duration::MAX);
 }

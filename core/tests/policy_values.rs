@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use proptest::prelude::*;
-use webgate::fetch::{worst_case_duration, Fetcher};
+use webgate::fetch::Fetcher;
 use webgate::messages::{PolicyError, SetupError};
 use webgate::net::{StaticResolve, TlsSettings};
 use webgate::policy::Policy;
@@ -93,7 +93,7 @@ proptest! {
     #[test]
     fn no_policy_value_panics(p in policy()) {
         let valid = p.validate();
-        let _ = worst_case_duration(&p);
+        let _ = p.worst_case_duration();
         let built = Fetcher::builder()
             .policy(p.clone())
             .resolver(Arc::new(StaticResolve::new(HashMap::new())))

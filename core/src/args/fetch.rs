@@ -28,9 +28,9 @@ pub fn parse_fetch_args(args: &Value, policy: &Policy) -> Result<FetchArgs, Fetc
     let max_chars = match obj.get("max_chars") {
         None | Some(Value::Null) => policy.max_chars,
         Some(Value::Number(n)) => match whole_non_negative(n) {
-            Some(v) if v >= 1 => usize::try_from(v)
-                .unwrap_or(usize::MAX)
-                .min(policy.max_chars),
+            Some(v) if v >= 1 => {
+                policy.max_chars_for(Some(usize::try_from(v).unwrap_or(usize::MAX)))
+            }
             _ => return Err(FetchArgError::MaxChars),
         },
         Some(_) => return Err(FetchArgError::MaxChars),

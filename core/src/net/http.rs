@@ -122,3 +122,18 @@ pub(crate) fn connection_gone(e: &hyper::Error) -> bool {
     }
     false
 }
+
+/// Every value of one header, in order.
+pub(crate) fn header_values(headers: &hyper::HeaderMap, name: HeaderName) -> Vec<&[u8]> {
+    headers.get_all(name).iter().map(|v| v.as_bytes()).collect()
+}
+
+/// Whether a response lets its connection serve another request: not
+/// when any `Connection` header holds the `close` option (RFC 9112
+/// §9.6), in any case, among other options.
+pub(crate) fn keeps_connection(headers: &hyper::HeaderMap) -> bool {
+    !headers.get_all(hyper::header::CONNECTION).iter().any(|v| {
+        v.to_str()
+            .is_ok_and(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case("close")))
+    })
+}

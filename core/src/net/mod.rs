@@ -145,6 +145,15 @@ impl Dial for RemappedDial {
     }
 }
 
+/// `now + limit`, or about thirty years from now when that does not fit in
+/// an `Instant` (a limit of `Duration::MAX` means "no limit").
+pub(crate) fn deadline_after(limit: std::time::Duration) -> tokio::time::Instant {
+    let now = tokio::time::Instant::now();
+    now.checked_add(limit)
+        .or_else(|| now.checked_add(std::time::Duration::from_secs(30 * 365 * 86_400)))
+        .unwrap_or(now)
+}
+
 /// Whether the current thread is on a Tokio runtime whose time driver is
 /// on: every limit of a call needs it. Tokio offers no query, and making a
 /// timer without the driver panics; the probe catches that panic (its

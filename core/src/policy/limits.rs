@@ -186,6 +186,29 @@ impl Default for Policy {
 }
 
 impl Policy {
+    /// The characters a call returns at most: what it asked for
+    /// (`max_chars`), never more than the policy's limit; the limit when
+    /// it asked nothing. The one place the limit is applied.
+    pub fn max_chars_for(&self, asked: Option<usize>) -> usize {
+        asked.unwrap_or(self.max_chars).min(self.max_chars)
+    }
+
+    /// How long a fetch may take at most, all hops and the extraction
+    /// included: a bound for hosts that wrap calls in their own time-outs
+    /// (saturating: `Duration::MAX` limits give `Duration::MAX`).
+    pub fn worst_case_duration(&self) -> Duration {
+        // With robots.txt read, each hop may first read its origin's file,
+        // all of that file's hops within one more request limit.
+        let per_hop = if self.robots_txt { 2 } else { 1 };
+        let hops = self
+            .request_timeout
+            .saturating_mul(per_hop)
+            .saturating_mul(self.max_redirects.saturating_add(1))
+            .saturating_add(self.extract_timeout);
+        // The whole call's limit, when set, bounds all of it.
+        self.call_timeout.map_or(hops, |c| c.min(hops))
+    }
+
     /// Checks every value: counts and limits that must be at least 1 are,
     /// durations that must pass are longer than zero, the User-Agent can be
     /// a header value, a port is allowed. Any value that passes is safe to

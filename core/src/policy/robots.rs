@@ -36,6 +36,8 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
+use crate::messages::FetchError;
+
 /// The most of a robots.txt body that is read (RFC 9309 §2.5: at least
 /// 500 kibibytes).
 pub const MAX_BYTES: u64 = 500 * 1024;
@@ -87,6 +89,36 @@ impl RobotsTxt {
             300..=499 => Some(RobotsTxt::Unavailable),
             _ => Some(RobotsTxt::Unreachable(Unreachable::Status(status))),
         }
+    }
+
+    /// What a request for the file that got no response decides (RFC
+    /// 9309 §2.3.1.4): a timeout or a broken connection leaves the file
+    /// unreachable (everything disallowed); a host that does not resolve,
+    /// or only to blocked addresses, fails as the page itself would, with
+    /// the contract's own message (`Err`).
+    pub fn after_failed_request(e: FetchError) -> Result<RobotsTxt, FetchError> {
+        match e {
+            FetchError::DnsFailed { .. } | FetchError::NoAllowedAddress { .. } => Err(e),
+            FetchError::Timeout { .. } => Ok(RobotsTxt::Unreachable(Unreachable::Timeout)),
+            _ => Ok(RobotsTxt::Unreachable(Unreachable::Network)),
+        }
+    }
+
+    /// A redirect that cannot be followed (RFC 9309 §2.3.1.2) leaves the
+    /// file unavailable, which allows everything (the page's own request
+    /// still meets every rule).
+    pub fn after_refused_redirect() -> RobotsTxt {
+        RobotsTxt::Unavailable
+    }
+
+    /// A body that could not be read: unreachable, by the deadline when
+    /// it had passed (`timed_out`), else by the network.
+    pub fn after_failed_body(timed_out: bool) -> RobotsTxt {
+        RobotsTxt::Unreachable(if timed_out {
+            Unreachable::Timeout
+        } else {
+            Unreachable::Network
+        })
     }
 
     /// Parses a body (the first [`MAX_BYTES`] are read; the rest ignored).

@@ -139,7 +139,7 @@ impl Client {
         report: &Report,
     ) -> Result<Result<Vec<u8>, Refused>, SearchError> {
         use SearchError::{Read, Request as Req};
-        let deadline = crate::fetch::deadline_after(self.policy.search_deadline);
+        let deadline = crate::net::deadline_after(self.policy.search_deadline);
         let host = url.host_str().unwrap_or_default();
         let bare = host.trim_start_matches('[').trim_end_matches(']');
         let port = url.port_or_known_default().unwrap_or(443);

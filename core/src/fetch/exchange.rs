@@ -1,0 +1,374 @@
+//! One request of a fetch: the hop's host resolved (within the connect
+//! limit), every address vetted (only allowed ones kept, in the
+//! resolver's order), a kept connection to one of *this* lookup's vetted
+//! addresses taken when the policy keeps connections, else the vetted
+//! addresses raced, TLS, the GET sent and the head awaited. What it
+//! returns is a value ([`Sent`]): answered, gone before any response (the
+//! caller may retry once), or failed; every phase's time, address and
+//! cause goes to the hop's record.
+
+use std::net::SocketAddr;
+
+use hyper::body::{Bytes, Incoming};
+use hyper::header::{HeaderValue, ACCEPT_ENCODING};
+use hyper::{Method, Response};
+use rustls::pki_types::ServerName;
+use tokio::time::Instant;
+
+use super::Fetcher;
+use crate::audit::{ms, AddressAudit, FailedAt, HopAudit, TlsAudit};
+use crate::body;
+use crate::messages::{FetchError, Progress};
+use crate::net::conn::{self, Conn};
+use crate::net::http;
+use crate::net::pool::Lease;
+use crate::net::{deadline_after, eyeballs};
+use crate::policy::{vet, AdmittedUrl};
+use crate::progress;
+
+/// How one request ended.
+pub(super) enum Sent {
+    /// The head arrived.
+    Answered(Box<(Response<Incoming>, Lease)>),
+    /// The connection went away before any response: the GET may be
+    /// repeated once on a fresh lookup and connection.
+    Gone(FetchError),
+    /// The request failed.
+    Failed(FetchError),
+}
+
+impl Sent {
+    /// The response, or the error to answer with (a second `Gone` is a
+    /// failure: the retry happens once).
+    pub(super) fn answered(self) -> Result<(Response<Incoming>, Lease), FetchError> {
+        match self {
+            Sent::Answered(x) => Ok(*x),
+            Sent::Gone(e) | Sent::Failed(e) => Err(e),
+        }
+    }
+}
+
+impl Fetcher {
+    /// One request: resolve, vet, dial, TLS, send, and wait for the head.
+    /// [`Sent::Gone`] when the connection ended before the response head
+    /// in a way a fresh connection may repeat (see
+    /// [`http::connection_gone`]).
+    pub(super) async fn exchange(
+        &self,
+        url: &AdmittedUrl,
+        deadline: Instant,
+        hop: &mut HopAudit,
+    ) -> Sent {
+        match self.exchange_inner(url, deadline, hop).await {
+            Ok(sent) => sent,
+            Err(e) => Sent::Failed(e),
+        }
+    }
+
+    async fn exchange_inner(
+        &self,
+        url: &AdmittedUrl,
+        deadline: Instant,
+        hop: &mut HopAudit,
+    ) -> Result<Sent, FetchError> {
+        let inner = &self.inner;
+        let timed_out = || FetchError::Timeout { url: url.display() };
+        let failed = || FetchError::NetFailed {
+            url: url.as_str().to_string(),
+        };
+        let host = url.host();
+
+        progress::report(Progress::Resolving {
+            host: host.to_string(),
+        });
+        let t = Instant::now();
+        // A lookup has the connect limit's time: a DNS server that does not
+        // answer is a failed lookup, not a request that timed out (unless
+        // the request's own limit comes first).
+        let lookup_by = deadline.min(
+            t.checked_add(inner.policy.connect_timeout)
+                .unwrap_or(deadline),
+        );
+        let answers = tokio::time::timeout_at(lookup_by, inner.resolver.resolve(host)).await;
+        hop.phases.resolve_ms = Some(ms(t.elapsed()));
+        let answers = answers
+            .map_err(|_| {
+                hop.failed_at = Some(FailedAt::Resolve);
+                if lookup_by < deadline {
+                    let cause = "no answer within the connect limit";
+                    tracing::info!(target: "webgate", cause, "lookup failed");
+                    hop.cause = Some(cause.to_string());
+                    FetchError::DnsFailed {
+                        host: host.to_string(),
+                    }
+                } else {
+                    let cause = "no answer within the request limit";
+                    tracing::info!(target: "webgate", cause, "lookup failed");
+                    hop.cause = Some(cause.to_string());
+                    timed_out()
+                }
+            })?
+            .map_err(|e| {
+                hop.failed_at = Some(FailedAt::Resolve);
+                tracing::info!(target: "webgate", cause = %e, "lookup failed");
+                hop.cause = Some(e.to_string());
+                FetchError::DnsFailed {
+                    host: host.to_string(),
+                }
+            })?;
+        // Every address is judged; only the allowed ones are kept, in the
+        // resolver's order.
+        let mut vetted = Vec::new();
+        for a in answers {
+            let verdict = vet(a);
+            match &verdict {
+                Ok(_) => tracing::info!(target: "webgate", ip = %a, "address allowed"),
+                Err(r) => tracing::info!(
+                    target: "webgate",
+                    ip = %a,
+                    range = %r,
+                    range_name = r.name(),
+                    "address blocked"
+                ),
+            }
+            hop.addresses.push(AddressAudit::new(
+                a,
+                verdict.as_ref().map(|_| ()).map_err(|r| *r),
+            ));
+            if let Ok(v) = verdict {
+                vetted.push(v);
+            }
+        }
+        if vetted.is_empty() {
+            hop.failed_at = Some(FailedAt::Vet);
+            return Err(FetchError::NoAllowedAddress {
+                host: host.to_string(),
+            });
+        }
+
+        let port = url.port();
+        if inner.policy.connection_reuse {
+            // Only this lookup's vetted addresses, under this host: a kept
+            // connection to anything else is never asked for.
+            let addrs: Vec<SocketAddr> = vetted
+                .iter()
+                .map(|v| SocketAddr::new(v.ip(), port))
+                .collect();
+            while let Some(conn) = inner.pool.take(host, &addrs) {
+                tracing::info!(target: "webgate", addr = %conn.addr, "kept connection taken");
+                match self.request_on(url, conn, true, deadline, hop).await {
+                    // It closed while idle (the server's keep-alive ran
+                    // out): the next one, or a fresh dial, in the same
+                    // deadline.
+                    None => {
+                        hop.stale_connections += 1;
+                        tracing::info!(target: "webgate", "kept connection had closed");
+                    }
+                    Some(answered @ Sent::Answered(_)) => return Ok(answered),
+                    Some(Sent::Failed(e) | Sent::Gone(e)) => return Err(e),
+                }
+            }
+        }
+
+        let connect_by = deadline.min(deadline_after(inner.policy.connect_timeout));
+        let t = Instant::now();
+        // Attempts staggered by the attempt delay, in the resolver's order,
+        // all within the one connect limit (net::eyeballs).
+        let race = eyeballs::race(
+            inner.dialer.as_ref(),
+            vetted,
+            port,
+            inner.policy.connect_attempt_delay,
+            &mut hop.dials,
+        );
+        let stream = tokio::time::timeout_at(connect_by, race).await;
+        hop.phases.connect_ms = Some(ms(t.elapsed()));
+        let (addr, stream) = match stream {
+            Ok(Ok(s)) => s,
+            Ok(Err(())) => {
+                hop.failed_at = Some(FailedAt::Connect);
+                return Err(failed());
+            }
+            Err(_) => {
+                hop.failed_at = Some(FailedAt::Connect);
+                return Err(timed_out());
+            }
+        };
+
+        progress::report(Progress::Connecting {
+            host: host.to_string(),
+        });
+        let name = ServerName::try_from(host.to_string()).map_err(|_| failed())?;
+        let t = Instant::now();
+        let tls = tokio::time::timeout_at(deadline, inner.tls.connect(name, stream)).await;
+        hop.phases.tls_ms = Some(ms(t.elapsed()));
+        let tls = match tls {
+            Ok(Ok(s)) => s,
+            Ok(Err(e)) => {
+                hop.failed_at = Some(FailedAt::Tls);
+                tracing::info!(target: "webgate", error = %e, "tls handshake failed");
+                hop.cause = Some(error_chain(&e));
+                return Err(failed());
+            }
+            Err(_) => {
+                hop.failed_at = Some(FailedAt::Tls);
+                return Err(timed_out());
+            }
+        };
+        let session = tls.get_ref().1;
+        let tls_audit = TlsAudit {
+            version: session
+                .protocol_version()
+                .map(|v| format!("{v:?}"))
+                .unwrap_or_default(),
+            alpn: session
+                .alpn_protocol()
+                .map(|p| String::from_utf8_lossy(p).into_owned()),
+        };
+        tracing::info!(
+            target: "webgate",
+            version = %tls_audit.version,
+            alpn = ?tls_audit.alpn,
+            "tls established"
+        );
+        hop.tls = Some(tls_audit.clone());
+        let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
+        let t = Instant::now();
+        let shaken = tokio::time::timeout_at(deadline, conn::handshake(tls, h2)).await;
+        let (sender, guard) = match shaken {
+            Ok(Ok(x)) => x,
+            Ok(Err(e)) => {
+                hop.phases.head_ms = Some(ms(t.elapsed()));
+                hop.failed_at = Some(FailedAt::Head);
+                let gone = http::connection_gone(&e);
+                tracing::info!(target: "webgate", error = %e, gone, "no response head");
+                hop.cause = Some(error_chain(&e));
+                return Ok(if gone {
+                    Sent::Gone(failed())
+                } else {
+                    Sent::Failed(failed())
+                });
+            }
+            Err(_) => {
+                hop.phases.head_ms = Some(ms(t.elapsed()));
+                hop.failed_at = Some(FailedAt::Head);
+                return Err(timed_out());
+            }
+        };
+        let conn = Conn {
+            sender,
+            _task: guard,
+            addr,
+            h2,
+            tls: tls_audit,
+        };
+        // Only a kept connection is ever stale; were a fresh one reported
+        // so, it is a failed request, not a panic.
+        Ok(self
+            .request_on(url, conn, false, deadline, hop)
+            .await
+            .unwrap_or_else(|| Sent::Failed(failed())))
+    }
+
+    /// Sends the GET for `url` on `conn` and waits for the head. On a kept
+    /// connection (`kept`), one that has closed, or ends before any
+    /// response, is stale (`None`): the request never reached a server
+    /// that answered it, and a fresh connection may be tried.
+    async fn request_on(
+        &self,
+        url: &AdmittedUrl,
+        mut conn: Conn,
+        kept: bool,
+        deadline: Instant,
+        hop: &mut HopAudit,
+    ) -> Option<Sent> {
+        let timed_out = || FetchError::Timeout { url: url.display() };
+        let failed = || FetchError::NetFailed {
+            url: url.as_str().to_string(),
+        };
+        let t = Instant::now();
+        if kept {
+            match tokio::time::timeout_at(deadline, conn.sender.ready()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) => return None,
+                Err(_) => {
+                    hop.failed_at = Some(FailedAt::Head);
+                    return Some(Sent::Failed(timed_out()));
+                }
+            }
+        }
+        let Some(req) = http::request(
+            Method::GET,
+            url.as_url(),
+            conn.h2,
+            &self.inner.policy.user_agent,
+            &[(
+                ACCEPT_ENCODING,
+                HeaderValue::from_static(body::ACCEPT_ENCODING),
+            )],
+            Bytes::new(),
+        ) else {
+            return Some(Sent::Failed(failed()));
+        };
+        progress::report(Progress::Requesting { url: url.display() });
+        let head = tokio::time::timeout_at(deadline, conn.sender.send(req)).await;
+        hop.phases.head_ms = Some(ms(t.elapsed()));
+        match head {
+            Ok(Ok(resp)) => {
+                if kept {
+                    hop.reused = true;
+                    hop.tls = Some(conn.tls.clone());
+                    tracing::info!(target: "webgate", addr = %conn.addr, "connection reused");
+                }
+                // `Connection: close` is honoured: the connection goes
+                // when the response has been read.
+                let keep = http::keeps_connection(resp.headers());
+                let host = url.host().to_string();
+                Some(Sent::Answered(Box::new((resp, Lease { conn, host, keep }))))
+            }
+            Ok(Err(e)) => {
+                // A kept connection that fails before any response (closed
+                // by the server's keep-alive, reset, cut without TLS
+                // close_notify) answered nothing: a fresh one is tried.
+                if kept {
+                    tracing::info!(target: "webgate", error = %e, "kept connection failed");
+                    return None;
+                }
+                let gone = http::connection_gone(&e);
+                hop.failed_at = Some(FailedAt::Head);
+                tracing::info!(target: "webgate", error = %e, gone, "no response head");
+                hop.cause = Some(error_chain(&e));
+                if gone {
+                    Some(Sent::Gone(failed()))
+                } else {
+                    Some(Sent::Failed(failed()))
+                }
+            }
+            Err(_) => {
+                hop.failed_at = Some(FailedAt::Head);
+                Some(Sent::Failed(timed_out()))
+            }
+        }
+    }
+
+    /// Gives a connection whose response was read to the end back to the
+    /// pool, when the policy keeps connections.
+    pub(super) fn release(&self, lease: Lease) {
+        if self.inner.policy.connection_reuse {
+            self.inner.pool.put(lease);
+        }
+    }
+}
+
+/// An error and its sources, `: `-joined (hyper's own text is often just
+/// "connection error" with the detail one source down).
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut next = e.source();
+    while let Some(s) = next {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        next = s.source();
+    }
+    out
+}
