@@ -14,11 +14,11 @@ pub mod addr;
 pub mod admission;
 pub mod domains;
 pub mod limits;
+mod range;
 pub mod redirect;
 pub mod robots;
 // Generated; its layout is codegen's, not rustfmt's.
 #[rustfmt::skip]
-mod range;
 mod table;
 
 pub use addr::{check, vet, BlockedRange, Verdict, VettedAddr};
