@@ -151,6 +151,7 @@ impl ServerHandler for Server {
         // fetch and must not wait on the client; a task sends the reports
         // in order, numbered from 1.
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Progress>();
+        let outbox = self.calls.outbox();
         let notifier = context.meta.get_progress_token().map(|token| {
             let peer = context.peer.clone();
             tokio::spawn(async move {
@@ -171,7 +172,22 @@ impl ServerHandler for Server {
                     n += 1;
                     let param = ProgressNotificationParam::new(token.clone(), f64::from(n))
                         .with_message(message);
-                    if peer.notify_progress(param).await.is_err() {
+                    let sent = match &outbox {
+                        // stdio: in order with the call's response.
+                        Some(out) => {
+                            let mut line = serde_json::json!({
+                                "jsonrpc": "2.0",
+                                "method": "notifications/progress",
+                                "params": param,
+                            })
+                            .to_string()
+                            .into_bytes();
+                            line.push(b'\n');
+                            out.send(line).await.is_ok()
+                        }
+                        None => peer.notify_progress(param).await.is_ok(),
+                    };
+                    if !sent {
                         break;
                     }
                 }

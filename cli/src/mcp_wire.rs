@@ -432,6 +432,9 @@ pub struct Calls(Arc<Mutex<CallTable>>);
 
 #[derive(Default)]
 struct CallTable {
+    /// Where the server writes its own lines (progress), in order with
+    /// everything else the client is sent: set by [`start`].
+    outbox: Option<mpsc::Sender<Vec<u8>>>,
     /// A running call: where to send the sender it answers on once it
     /// has let go of its work.
     running: HashMap<String, oneshot::Sender<oneshot::Sender<()>>>,
@@ -449,6 +452,16 @@ pub enum Start {
 }
 
 impl Calls {
+    /// The writer's queue, on stdio. Why the server sends progress through
+    /// it rather than through the SDK: rmcp writes each notification and
+    /// each response in a send task of its own, which promises no order
+    /// between them; a progress notification after its call's response
+    /// is one a client no longer listens for. Lines put here before the
+    /// call returns are written before its response.
+    pub fn outbox(&self) -> Option<mpsc::Sender<Vec<u8>>> {
+        self.0.lock().ok().and_then(|t| t.outbox.clone())
+    }
+
     /// A call with JSON-RPC id `id` starts.
     pub fn start(&self, id: &str) -> Start {
         let Ok(mut t) = self.0.lock() else {
@@ -637,6 +650,9 @@ where
     let (sdk_in, to_sdk) = tokio::io::duplex(1 << 20);
     let (from_sdk, sdk_out) = tokio::io::duplex(1 << 20);
     let (tx, mut rx) = mpsc::channel::<Vec<u8>>(64);
+    if let Ok(mut t) = calls.0.lock() {
+        t.outbox = Some(tx.clone());
+    }
     let slots = Arc::new(Semaphore::new(limits.in_flight.max(1)));
     let permits: Permits = Arc::default();
 

@@ -123,6 +123,11 @@ fn ci() -> Result<(), String> {
         python = mcp_python()?;
         Ok(())
     })?;
+    let mut node = PathBuf::new();
+    step("mcp node", &mut || {
+        node = mcp_node()?;
+        Ok(())
+    })?;
     step("clippy", &mut || {
         run(
             &cargo,
@@ -139,7 +144,7 @@ fn ci() -> Result<(), String> {
     })?;
     let mut summary = String::new();
     step("test", &mut || {
-        summary = test_with_summary(&cargo, &python)?;
+        summary = test_with_summary(&cargo, &python, &node)?;
         Ok(())
     })?;
     step("interop", &mut interop)?;
@@ -239,16 +244,45 @@ fn mcp_python() -> Result<PathBuf, String> {
     Ok(python)
 }
 
+/// The folder the TypeScript MCP client session runs in
+/// (`cli/tests/mcp.rs`): `target/mcp-node` holding the official SDK at the
+/// versions `cli/tests/mcp_node/package-lock.json` pins (`npm ci`), made
+/// on first use and again when the lock changes. Needs `node` (20 or
+/// newer) and `npm`; a machine without them fails here, loudly.
+fn mcp_node() -> Result<PathBuf, String> {
+    let root = root();
+    let src = root.join("cli/tests/mcp_node");
+    let lock = std::fs::read_to_string(src.join("package-lock.json"))
+        .map_err(|e| format!("{}: {e}", src.display()))?;
+    let dir = root.join("target/mcp-node");
+    let stamp = dir.join("installed-lock.json");
+    if dir.join("node_modules").is_dir()
+        && std::fs::read_to_string(&stamp).ok().as_deref() == Some(lock.as_str())
+    {
+        return Ok(dir);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for f in ["package.json", "package-lock.json"] {
+        std::fs::copy(src.join(f), dir.join(f)).map_err(|e| format!("{f}: {e}"))?;
+    }
+    run_in(&dir, "npm", &["ci", "--no-audit", "--no-fund"])
+        .map_err(|e| format!("{e} (the TypeScript MCP session needs node and npm)"))?;
+    std::fs::write(&stamp, lock).map_err(|e| format!("{}: {e}", stamp.display()))?;
+    Ok(dir)
+}
+
 /// `cargo test --workspace`, echoed as it runs, closed by one plain line
 /// `N passed, N failed` summed over every test binary (the last line of
 /// cargo's own output is a doc-test binary that may hold no test).
-fn test_with_summary(cargo: &str, python: &Path) -> Result<String, String> {
+fn test_with_summary(cargo: &str, python: &Path, node: &Path) -> Result<String, String> {
     use std::io::{BufRead, BufReader};
     let args = ["test", "--workspace", "--locked"];
     eprintln!("$ {cargo} {}", args.join(" "));
     let mut child = Command::new(cargo)
         .args(args)
         .env("WEBGATE_MCP_PYTHON", python)
+        .env("WEBGATE_MCP_NODE", node)
         .current_dir(root())
         .stdout(std::process::Stdio::piped())
         .spawn()
