@@ -187,10 +187,24 @@ impl Fetcher {
             Ok(Ok(s)) => s,
             Ok(Err(())) => {
                 hop.failed_at = Some(FailedAt::Connect);
+                let cause = format!("no address connected: {}", dial_outcomes(&hop.dials));
+                tracing::info!(target: "webgate", cause = %cause, "connect failed");
+                hop.cause = Some(cause);
                 return Err(failed());
             }
             Err(_) => {
                 hop.failed_at = Some(FailedAt::Connect);
+                let limit = if connect_by < deadline {
+                    "the connect limit"
+                } else {
+                    "the request limit"
+                };
+                let cause = format!(
+                    "{limit} passed while connecting: {}",
+                    dial_outcomes(&hop.dials)
+                );
+                tracing::info!(target: "webgate", cause = %cause, "connect timed out");
+                hop.cause = Some(cause);
                 return Err(timed_out());
             }
         };
@@ -212,6 +226,7 @@ impl Fetcher {
             }
             Err(_) => {
                 hop.failed_at = Some(FailedAt::Tls);
+                timed_out_during(hop, "the TLS handshake");
                 return Err(timed_out());
             }
         };
@@ -252,6 +267,7 @@ impl Fetcher {
             Err(_) => {
                 hop.phases.head_ms = Some(ms(t.elapsed()));
                 hop.failed_at = Some(FailedAt::Head);
+                timed_out_during(hop, "the HTTP handshake");
                 return Err(timed_out());
             }
         };
@@ -293,6 +309,7 @@ impl Fetcher {
                 Ok(Err(_)) => return None,
                 Err(_) => {
                     hop.failed_at = Some(FailedAt::Head);
+                    timed_out_during(hop, "the wait for a kept connection");
                     return Some(Sent::Failed(timed_out()));
                 }
             }
@@ -346,6 +363,7 @@ impl Fetcher {
             }
             Err(_) => {
                 hop.failed_at = Some(FailedAt::Head);
+                timed_out_during(hop, "the wait for the response head");
                 Some(Sent::Failed(timed_out()))
             }
         }
@@ -371,4 +389,24 @@ fn error_chain(e: &dyn std::error::Error) -> String {
         next = s.source();
     }
     out
+}
+
+/// Each attempt's address and outcome (`93.184.216.34:443 connection
+/// refused`), `; `-joined: why no address connected.
+fn dial_outcomes(dials: &[crate::audit::DialAudit]) -> String {
+    if dials.is_empty() {
+        return "no attempt was made".into();
+    }
+    dials
+        .iter()
+        .map(|d| format!("{} {}", d.addr, d.outcome))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Records and logs that the request limit passed during `phase`.
+fn timed_out_during(hop: &mut HopAudit, phase: &str) {
+    let cause = format!("the request limit passed during {phase}");
+    tracing::info!(target: "webgate", cause = %cause, "request timed out");
+    hop.cause = Some(cause);
 }
