@@ -226,7 +226,13 @@ pub(crate) async fn serve(
             _ = tokio::signal::ctrl_c() => break,
         };
         let stream = match accepted {
-            Ok((stream, _)) => stream,
+            Ok((stream, _)) => {
+                // Replies are small writes: without this, Nagle's
+                // algorithm and the client's delayed ACK hold each one
+                // for tens of milliseconds on a kept-alive connection.
+                let _ = stream.set_nodelay(true);
+                stream
+            }
             Err(e) => {
                 // Out of descriptors, say: wait rather than spin.
                 eprintln!("webgate mcp: accept failed: {e}");
