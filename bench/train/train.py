@@ -384,9 +384,10 @@ def trees_of(model):
     return nodes, roots
 
 
-def ensemble(name, model, features, doc):
+def ensemble(name, model, names, doc):
     nodes, roots = trees_of(model) if model is not None else ([], [])
-    out = [f"/// {doc}\npub static {name}: Ensemble = Ensemble {{\n    features: {features},\n    nodes: &[\n"]
+    listed = ", ".join(f'"{n}"' for n in names)
+    out = [f"/// {doc}\npub static {name}: Ensemble = Ensemble {{\n    names: &[{listed}],\n    nodes: &[\n"]
     out += [f"        ({f}, {float(t)!r}, {l}, {r}),\n" for f, t, l, r in nodes]
     out.append("    ],\n    trees: &[\n")
     for i in range(0, len(roots), 12):
@@ -399,15 +400,23 @@ def write(models):
     parts = [
         "//! The selection models of extraction (see `select`), as plain data:\n"
         "//! LightGBM regression trees written by `bench/train/train.py` from the\n"
-        "//! WCXB development split and the article-extraction benchmark.\n"
+        "//! WCXB development split, the article-extraction benchmark and the\n"
+        "//! web-classics pages (LightGBM with `PARAMS`, seed 7, deterministic).\n"
         "//! Generated: do not edit by hand; run the trainer again.\n\n"
         "// Numbers are the trainer's, as it wrote them.\n"
         "#![allow(clippy::approx_constant, clippy::excessive_precision)]\n\n"
         "use super::model::Ensemble;\n\n"
     ]
+    # The features' names as the dump wrote them (a line each: candidates,
+    # units, pages): the compiled models carry them, and a test holds them
+    # to the rows inference builds.
+    with open(os.path.join(OUT, "features.txt"), encoding="utf-8") as f:
+        lines = [line.split(",") for line in f.read().splitlines()]
+    names_of = {"ROOT": lines[0], "UNIT": lines[1], "PAGE": lines[2]}
     checks = []
     for name, model, X, doc in models:
-        parts.append(ensemble(name, model, X.shape[1], doc))
+        assert len(names_of[name]) == X.shape[1], (name, len(names_of[name]), X.shape[1])
+        parts.append(ensemble(name, model, names_of[name], doc))
         if model is None:
             continue
         raw = model.predict(X[:3], raw_score=True) if hasattr(model, "predict_proba") else model.predict(X[:3])

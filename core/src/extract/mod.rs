@@ -404,15 +404,15 @@ pub(crate) fn training_rows(html: &str, base: &Url) -> TrainingRows {
     TrainingRows {
         candidates,
         units,
-        page: page.to_vec(),
+        page: page.values().to_vec(),
     }
 }
 
 /// The names of the features of candidates, units and pages, in order.
 pub(crate) const FEATURE_NAMES: [&[&str]; 3] = [
-    &features::CANDIDATE_FEATURES,
-    &features::UNIT_FEATURES,
-    &features::PAGE_FEATURES,
+    features::CANDIDATE_FEATURES,
+    features::UNIT_FEATURES,
+    features::PAGE_FEATURES,
 ];
 
 /// See [`training_rows`].

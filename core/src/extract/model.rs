@@ -5,8 +5,9 @@
 
 /// One ensemble of regression trees.
 pub struct Ensemble {
-    /// How many features a row has.
-    pub features: usize,
+    /// The features a row holds, by name, in order: the trainer's
+    /// columns (a test holds them to the rows `features` builds).
+    pub names: &'static [&'static str],
     /// Tree nodes: (feature, threshold or leaf value, left, right); a
     /// feature of -1 marks a leaf. `x[feature] <= threshold` goes left.
     pub nodes: &'static [(i8, f64, u16, u16)],
@@ -18,7 +19,7 @@ impl Ensemble {
     /// The raw score of one row (a log-odds for a classifier, a rank
     /// score for a ranker).
     pub fn score(&self, x: &[f64]) -> f64 {
-        debug_assert_eq!(x.len(), self.features);
+        debug_assert_eq!(x.len(), self.names.len());
         // Trees are walked four at a time, a step of each in turn: the
         // four walks do not wait on one another, so the processor
         // overlaps their loads and comparisons. Leaves are added in tree

@@ -361,7 +361,7 @@ pub fn choose(doc: &Doc, url: &url::Url, rules: &Pruner) -> Choice {
             after: comments::regions_after(doc, root),
         }
     };
-    if features::declares_article(&page) || PAGE.score(&page) >= logit(ARTICLE) {
+    if features::declares_article(&page) || PAGE.score(&page.values()) >= logit(ARTICLE) {
         let root = if discussion {
             root
         } else {
@@ -417,6 +417,23 @@ mod tests {
     /// same rows (a row each of the training data, written beside the
     /// trees by `bench/train/train.py`). Here, where the models are used,
     /// so that `model` (the evaluator) never imports its data.
+    /// Each compiled model reads the columns inference writes: the names
+    /// it was trained on (the trainer writes them into `model_data.rs`)
+    /// are the row types' names, in order.
+    #[test]
+    fn the_models_read_the_rows_inference_builds() {
+        assert_eq!(ROOT.names, features::CandidateRow::NAMES);
+        assert_eq!(UNIT.names, features::UnitRow::NAMES);
+        assert_eq!(PAGE.names, features::PageRow::NAMES);
+        for m in [&ROOT, &UNIT, &PAGE] {
+            let most = m.nodes.iter().map(|n| n.0).max().unwrap_or(-1);
+            assert!(
+                most < m.names.len() as i8,
+                "a tree reads a column past the row"
+            );
+        }
+    }
+
     #[test]
     fn compiled_trees_agree_with_the_trainer() {
         for (model, x, want) in super::super::model_data::CHECKS {

@@ -34,16 +34,49 @@ use std::collections::HashMap;
 
 use super::dom::{Doc, Id};
 
+/// One declaration of a model's row: each feature a named `f64` field, so
+/// that the names the trainer reads (`NAMES`, in field order) and the
+/// values inference computes (`values()`, in the same order) come from
+/// one list, and a row is built by name: two values swapped are two names
+/// swapped, in plain sight, not a silent change of columns.
+macro_rules! feature_row {
+    ($(#[$doc:meta])* $name:ident { $($field:ident),* $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq)]
+        pub struct $name {
+            $(pub $field: f64),*
+        }
+
+        impl $name {
+            /// The features' names, in the trainer's column order.
+            pub const NAMES: &'static [&'static str] = &[$(stringify!($field)),*];
+            /// How many features there are.
+            pub const LEN: usize = Self::NAMES.len();
+
+            /// The values, in the order of [`Self::NAMES`].
+            pub fn values(&self) -> [f64; Self::LEN] {
+                [$(self.$field),*]
+            }
+        }
+    };
+}
+
 mod candidate;
 mod figures;
 mod json_ld;
 mod page;
 mod unit;
 
+#[cfg(test)]
+pub use candidate::CandidateRow;
 pub use candidate::{candidates, CANDIDATE_FEATURES};
 pub use figures::Figures;
 pub use json_ld::declared_headline;
+#[cfg(test)]
+pub use page::PageRow;
 pub use page::{declares_article, declares_discussion, page, unit_context, PAGE_FEATURES};
+#[cfg(test)]
+pub use unit::UnitRow;
 pub use unit::{text_units, units, UNIT_FEATURES};
 
 /// An element's look, for counting repeats: tag and class.

@@ -9,43 +9,48 @@ use super::figures::Figures;
 use super::json_ld::{json_ld, json_types, JSON_LD_BYTES};
 use super::{flag, ln1, most_repeated_child, ratio};
 
-/// The names of a page's features, in order.
-pub const PAGE_FEATURES: [&str; 31] = [
-    "ld_article",
-    "ld_product",
-    "ld_discussion",
-    "ld_list",
-    "ld_docs",
-    "ld_service",
-    "ld_faq",
-    "ld_event",
-    "og_article",
-    "og_product",
-    "og_website",
-    "url_product",
-    "url_discussion",
-    "url_docs",
-    "url_list",
-    "url_article",
-    "url_depth",
-    "articles_log",
-    "times_log",
-    "pre_log",
-    "prices_log",
-    "headings_log",
-    "root_good_share",
-    "root_link_density",
-    "root_paras_log",
-    "root_items_log",
-    "root_repeated_log",
-    "root_heads_log",
-    "page_link_density",
-    "cart",
-    "paras_per_text",
-];
+feature_row! {
+    /// What the page says of itself and of its chosen root, in the trainer's column order.
+    PageRow {
+        ld_article,
+        ld_product,
+        ld_discussion,
+        ld_list,
+        ld_docs,
+        ld_service,
+        ld_faq,
+        ld_event,
+        og_article,
+        og_product,
+        og_website,
+        url_product,
+        url_discussion,
+        url_docs,
+        url_list,
+        url_article,
+        url_depth,
+        articles_log,
+        times_log,
+        pre_log,
+        prices_log,
+        headings_log,
+        root_good_share,
+        root_link_density,
+        root_paras_log,
+        root_items_log,
+        root_repeated_log,
+        root_heads_log,
+        page_link_density,
+        cart,
+        paras_per_text,
+    }
+}
+
+/// The names of the page's features, in order (the trainer's columns).
+pub const PAGE_FEATURES: &[&str] = PageRow::NAMES;
 
 /// The page's features (see the module header); `root` is the chosen one.
-pub fn page(doc: &Doc, f: &Figures, url: &url::Url, root: Id) -> [f64; 31] {
+pub fn page(doc: &Doc, f: &Figures, url: &url::Url, root: Id) -> PageRow {
     let mut types = Vec::new();
     let mut og = String::new();
     let (mut articles, mut times, mut pres, mut prices, mut heads) = (0u32, 0u32, 0u32, 0u32, 0u32);
@@ -97,8 +102,8 @@ pub fn page(doc: &Doc, f: &Figures, url: &url::Url, root: Id) -> [f64; 31] {
     let body = doc.body();
     let good_body = f.good[body].max(1);
     let ln = |v: u32| ln1(f64::from(v));
-    [
-        has(&[
+    PageRow {
+        ld_article: has(&[
             "article",
             "newsarticle",
             "blogposting",
@@ -106,34 +111,34 @@ pub fn page(doc: &Doc, f: &Figures, url: &url::Url, root: Id) -> [f64; 31] {
             "report",
             "analysisnewsarticle",
         ]),
-        has(&["product", "offer", "aggregaterating", "productgroup"]),
-        has(&[
+        ld_product: has(&["product", "offer", "aggregaterating", "productgroup"]),
+        ld_discussion: has(&[
             "qapage",
             "discussionforumposting",
             "question",
             "answer",
             "comment",
         ]),
-        has(&[
+        ld_list: has(&[
             "itemlist",
             "collectionpage",
             "searchresultspage",
             "offercatalog",
         ]),
-        has(&["techarticle", "apireference", "softwaresourcecode", "howto"]),
-        has(&[
+        ld_docs: has(&["techarticle", "apireference", "softwaresourcecode", "howto"]),
+        ld_service: has(&[
             "service",
             "localbusiness",
             "professionalservice",
             "softwareapplication",
         ]),
-        has(&["faqpage"]),
-        has(&["recipe", "event", "course"]),
-        flag(og == "article"),
-        flag(og.contains("product")),
-        flag(og == "website"),
-        segment(&["product", "products", "p", "dp", "item", "pdp", "shop"]),
-        segment(&[
+        ld_faq: has(&["faqpage"]),
+        ld_event: has(&["recipe", "event", "course"]),
+        og_article: flag(og == "article"),
+        og_product: flag(og.contains("product")),
+        og_website: flag(og == "website"),
+        url_product: segment(&["product", "products", "p", "dp", "item", "pdp", "shop"]),
+        url_discussion: segment(&[
             "t",
             "topic",
             "thread",
@@ -147,7 +152,7 @@ pub fn page(doc: &Doc, f: &Figures, url: &url::Url, root: Id) -> [f64; 31] {
             "showthread.php",
             "d",
         ]),
-        segment(&[
+        url_docs: segment(&[
             "docs",
             "doc",
             "documentation",
@@ -159,7 +164,7 @@ pub fn page(doc: &Doc, f: &Figures, url: &url::Url, root: Id) -> [f64; 31] {
             "tutorial",
             "learn",
         ]),
-        segment(&[
+        url_list: segment(&[
             "category",
             "categories",
             "collections",
@@ -171,49 +176,49 @@ pub fn page(doc: &Doc, f: &Figures, url: &url::Url, root: Id) -> [f64; 31] {
             "tag",
             "topics",
         ]),
-        segment(&[
+        url_article: segment(&[
             "blog", "news", "article", "articles", "story", "posts", "post", "2020", "2021",
             "2022", "2023", "2024", "2025",
         ]),
-        segments.len() as f64 / 8.0,
-        ln(articles),
-        ln(times),
-        ln(pres),
-        ln(prices),
-        ln(heads),
-        ratio(f.good[root], good_body),
-        doc.nodes[root].link_density(),
-        ln(f.paras[root]),
-        ln(f.items[root]),
-        ln(most_repeated_child(doc, f, root)),
-        ln(f.heads[root]),
-        doc.nodes[body].link_density(),
-        flag(cart),
-        f64::from(f.paras[body]) * 100.0 / doc.nodes[body].text_len.max(1) as f64,
-    ]
+        url_depth: segments.len() as f64 / 8.0,
+        articles_log: ln(articles),
+        times_log: ln(times),
+        pre_log: ln(pres),
+        prices_log: ln(prices),
+        headings_log: ln(heads),
+        root_good_share: ratio(f.good[root], good_body),
+        root_link_density: doc.nodes[root].link_density(),
+        root_paras_log: ln(f.paras[root]),
+        root_items_log: ln(f.items[root]),
+        root_repeated_log: ln(most_repeated_child(doc, f, root)),
+        root_heads_log: ln(f.heads[root]),
+        page_link_density: doc.nodes[body].link_density(),
+        cart: flag(cart),
+        paras_per_text: f64::from(f.paras[body]) * 100.0 / doc.nodes[body].text_len.max(1) as f64,
+    }
 }
 
 /// Whether the page declares itself an article twice: a JSON-LD
 /// `Article` (or `NewsArticle`, `BlogPosting`…) and `og:type` article.
 /// Of the 1,678 benchmark pages 295 do, and 292 of those are articles;
 /// either declaration alone is common on shop and forum pages.
-pub fn declares_article(page: &[f64; 31]) -> bool {
-    page[0] == 1.0 && page[8] == 1.0
+pub fn declares_article(page: &PageRow) -> bool {
+    page.ld_article == 1.0 && page.og_article == 1.0
 }
 
 /// Whether the page says it is a discussion: a JSON-LD
 /// `DiscussionForumPosting` or `QAPage` (and their kin), or a URL whose
 /// path names a thread or a forum.
-pub fn declares_discussion(page: &[f64; 31]) -> bool {
-    page[2] == 1.0 || page[12] == 1.0
+pub fn declares_discussion(page: &PageRow) -> bool {
+    page.ld_discussion == 1.0 || page.url_discussion == 1.0
 }
 
 /// What the page says to every unit: whether it declares a product
 /// (JSON-LD or Open Graph) and whether it has a cart button. Reviews
 /// and "customers also bought" are furniture on a shop's page and often
 /// the content elsewhere.
-pub fn unit_context(page: &[f64; 31]) -> [f64; 2] {
-    [page[1].max(page[9]), page[29]]
+pub fn unit_context(page: &PageRow) -> [f64; 2] {
+    [page.ld_product.max(page.og_product), page.cart]
 }
 
 /// Whether `hay` holds `needle` (lower-case ASCII) in any ASCII case.
@@ -226,20 +231,21 @@ fn contains_ignoring_case(hay: &[u8], needle: &[u8]) -> bool {
 mod tests {
     use super::*;
 
-    /// `unit_context` and `declares_article` read the page row by
-    /// position: the names there.
+    /// `unit_context` reads the product declarations and the cart button
+    /// by name.
     #[test]
     fn unit_context_reads_the_product_and_cart_features() {
-        assert_eq!(PAGE_FEATURES[0], "ld_article");
-        assert_eq!(PAGE_FEATURES[8], "og_article");
-        assert_eq!(PAGE_FEATURES[1], "ld_product");
-        assert_eq!(PAGE_FEATURES[9], "og_product");
-        assert_eq!(PAGE_FEATURES[29], "cart");
-        let mut row = [0.0; 31];
-        row[9] = 1.0;
+        let mut row = PageRow {
+            og_product: 1.0,
+            ..PageRow::default()
+        };
         assert_eq!(unit_context(&row), [1.0, 0.0]);
-        row[29] = 1.0;
+        row.cart = 1.0;
         assert_eq!(unit_context(&row), [1.0, 1.0]);
+        // The values are in the names' order.
+        let at = |name| PAGE_FEATURES.iter().position(|n| *n == name).unwrap();
+        assert_eq!(row.values()[at("cart")], 1.0);
+        assert_eq!(row.values()[at("og_product")], 1.0);
     }
 
     /// A page declares itself an article with both a JSON-LD article type

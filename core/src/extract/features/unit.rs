@@ -13,59 +13,64 @@ use super::super::prune::Pruner;
 use super::super::signals::{date_words, is_box};
 use super::{flag, ln1, look};
 
-/// The names of a unit's features, in order.
-pub const UNIT_FEATURES: [&str; 50] = [
-    "rules_drop",
-    "len_log",
-    "words_log",
-    "link_density",
-    "commas_log",
-    "sentence_end",
-    "starts_upper",
-    "digit_ratio",
-    "currency",
-    "tag_p",
-    "tag_li",
-    "tag_heading",
-    "tag_cell",
-    "tag_div",
-    "tag_dd",
-    "tag_pre",
-    "tag_quote",
-    "tag_caption",
-    "tag_root",
-    "tag_other",
-    "in_box",
-    "in_aside_name",
-    "in_negative_name",
-    "in_positive_name",
-    "in_content_name",
-    "in_meta_name",
-    "in_list",
-    "in_table",
-    "in_header",
-    "in_footer",
-    "in_nav",
-    "depth",
-    "position",
-    "leaf",
-    "parent_link_density",
-    "like_siblings",
-    "title_words",
-    "lexicon",
-    "dates",
-    "root_link_density",
-    "in_link",
-    "upper_ratio",
-    "parent_len_log",
-    "in_form",
-    "in_strong",
-    "in_review_name",
-    "under_furniture_heading",
-    "page_product",
-    "page_cart",
-    "repeat",
-];
+feature_row! {
+    /// A text unit's features, in the trainer's column order.
+    UnitRow {
+        rules_drop,
+        len_log,
+        words_log,
+        link_density,
+        commas_log,
+        sentence_end,
+        starts_upper,
+        digit_ratio,
+        currency,
+        tag_p,
+        tag_li,
+        tag_heading,
+        tag_cell,
+        tag_div,
+        tag_dd,
+        tag_pre,
+        tag_quote,
+        tag_caption,
+        tag_root,
+        tag_other,
+        in_box,
+        in_aside_name,
+        in_negative_name,
+        in_positive_name,
+        in_content_name,
+        in_meta_name,
+        in_list,
+        in_table,
+        in_header,
+        in_footer,
+        in_nav,
+        depth,
+        position,
+        leaf,
+        parent_link_density,
+        like_siblings,
+        title_words,
+        lexicon,
+        dates,
+        root_link_density,
+        in_link,
+        upper_ratio,
+        parent_len_log,
+        in_form,
+        in_strong,
+        in_review_name,
+        under_furniture_heading,
+        page_product,
+        page_cart,
+        repeat,
+    }
+}
+
+/// The names of a unit's features, in order (the trainer's columns).
+pub const UNIT_FEATURES: &[&str] = UnitRow::NAMES;
 
 /// Short phrases of site furniture, in English (most of the training
 /// pages): cart buttons, sign-in prompts, legal lines, share prompts.
@@ -145,7 +150,7 @@ pub struct Unit {
     /// Inside a quotation, with the text of an earlier unit of the root
     /// (a post quoted by a reply): not a feature, `select` drops it.
     pub quoted_repeat: bool,
-    pub x: [f64; 50],
+    pub x: [f64; UnitRow::LEN],
 }
 
 /// Whether a tag makes its text a unit of its own.
@@ -456,7 +461,7 @@ fn unit_features(
     title_words: &[String],
     page: [f64; 2],
     repeat: bool,
-) -> [f64; 50] {
+) -> [f64; UnitRow::LEN] {
     let nd = &doc.nodes[u.id];
     let tag = if u.id == root {
         "#root"
@@ -528,69 +533,70 @@ fn unit_features(
         matches!(tag, "figcaption" | "caption"),
         tag == "#root",
     ];
-    [
-        flag(a.dropped),
-        ln1(u.len as f64),
-        ln1(head_words as f64),
-        u.link as f64 / u.len.max(1) as f64,
-        ln1(nd.commas as f64),
-        flag(
+    UnitRow {
+        rules_drop: flag(a.dropped),
+        len_log: ln1(u.len as f64),
+        words_log: ln1(head_words as f64),
+        link_density: u.link as f64 / u.len.max(1) as f64,
+        commas_log: ln1(nd.commas as f64),
+        sentence_end: flag(
             u.last
                 .is_some_and(|c| matches!(c, '.' | '!' | '?' | '。' | ':')),
         ),
-        flag(text.chars().next().is_some_and(char::is_uppercase)),
-        digits / chars,
-        flag(text.contains(['$', '€', '£', '¥'])),
-        flag(tags[0]),
-        flag(tags[1]),
-        flag(tags[2]),
-        flag(tags[3]),
-        flag(tags[4]),
-        flag(tags[5]),
-        flag(tags[6]),
-        flag(tags[7]),
-        flag(tags[8]),
-        flag(tags[9]),
-        flag(!tags.iter().any(|&b| b)),
-        flag(a.boxed),
-        flag(a.aside),
-        flag(a.negative),
-        flag(a.positive),
-        flag(a.content),
-        flag(a.meta),
-        flag(a.list),
-        flag(a.table),
-        flag(a.header),
-        flag(a.footer),
-        flag(a.nav),
-        f64::from(a.depth) / 16.0,
-        (u.id - root) as f64 / span,
-        flag(u.leaf),
-        doc.nodes[parent].link_density(),
-        ln1(alike as f64),
-        if words == 0 {
+        starts_upper: flag(text.chars().next().is_some_and(char::is_uppercase)),
+        digit_ratio: digits / chars,
+        currency: flag(text.contains(['$', '€', '£', '¥'])),
+        tag_p: flag(tags[0]),
+        tag_li: flag(tags[1]),
+        tag_heading: flag(tags[2]),
+        tag_cell: flag(tags[3]),
+        tag_div: flag(tags[4]),
+        tag_dd: flag(tags[5]),
+        tag_pre: flag(tags[6]),
+        tag_quote: flag(tags[7]),
+        tag_caption: flag(tags[8]),
+        tag_root: flag(tags[9]),
+        tag_other: flag(!tags.iter().any(|&b| b)),
+        in_box: flag(a.boxed),
+        in_aside_name: flag(a.aside),
+        in_negative_name: flag(a.negative),
+        in_positive_name: flag(a.positive),
+        in_content_name: flag(a.content),
+        in_meta_name: flag(a.meta),
+        in_list: flag(a.list),
+        in_table: flag(a.table),
+        in_header: flag(a.header),
+        in_footer: flag(a.footer),
+        in_nav: flag(a.nav),
+        depth: f64::from(a.depth) / 16.0,
+        position: (u.id - root) as f64 / span,
+        leaf: flag(u.leaf),
+        parent_link_density: doc.nodes[parent].link_density(),
+        like_siblings: ln1(alike as f64),
+        title_words: if words == 0 {
             0.0
         } else {
             in_title as f64 / words as f64
         },
-        lexicon as f64,
-        if short {
+        lexicon: lexicon as f64,
+        dates: if short {
             date_words(&low).0 as f64
         } else {
             0.0
         },
-        root_ld,
-        flag(a.link),
-        upper / chars,
-        ln1(doc.nodes[parent].text_len as f64),
-        flag(a.form),
-        flag(a.strong),
-        flag(a.review),
-        flag(a.furniture),
-        page[0],
-        page[1],
-        flag(repeat),
-    ]
+        root_link_density: root_ld,
+        in_link: flag(a.link),
+        upper_ratio: upper / chars,
+        parent_len_log: ln1(doc.nodes[parent].text_len as f64),
+        in_form: flag(a.form),
+        in_strong: flag(a.strong),
+        in_review_name: flag(a.review),
+        under_furniture_heading: flag(a.furniture),
+        page_product: page[0],
+        page_cart: page[1],
+        repeat: flag(repeat),
+    }
+    .values()
 }
 
 /// The bytes that occur in `text`, as a set of 256 bits.
