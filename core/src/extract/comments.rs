@@ -137,23 +137,7 @@ pub fn outside(doc: &Doc, root: Id) -> Id {
 /// The outermost comment regions inside `root` (not `root` itself), in
 /// document order.
 pub fn regions(doc: &Doc, root: Id) -> Vec<Id> {
-    let mut found = Vec::new();
-    let mut id = root + 1;
-    let end = doc.end(root);
-    while id < end {
-        let n = &doc.nodes[id];
-        if n.junk {
-            id = doc.end(id);
-            continue;
-        }
-        if is_comment_region(doc, id) && n.text_len > 0 {
-            found.push(id);
-            id = doc.end(id);
-            continue;
-        }
-        id += 1;
-    }
-    found
+    outermost(doc, root + 1, doc.end(root))
 }
 
 /// The outermost comment regions of the page's body after `root` (where
@@ -161,9 +145,14 @@ pub fn regions(doc: &Doc, root: Id) -> Vec<Id> {
 /// order.
 pub fn regions_after(doc: &Doc, root: Id) -> Vec<Id> {
     let body = doc.body();
+    outermost(doc, doc.end(root).max(body + 1), doc.end(body))
+}
+
+/// The outermost comment regions with text among the nodes `from..end`,
+/// in one pass: a region found, or a junk subtree, is stepped over whole.
+fn outermost(doc: &Doc, from: Id, end: Id) -> Vec<Id> {
     let mut found = Vec::new();
-    let mut id = doc.end(root).max(body + 1);
-    let end = doc.end(body);
+    let mut id = from;
     while id < end {
         let n = &doc.nodes[id];
         if n.junk {
