@@ -15,8 +15,8 @@ use webgate::audit::AuditSettings;
 use webgate::fetch::Fetcher;
 use webgate::net::{HickoryResolve, RemappedDial, Resolve, StaticResolve, TcpDial, TlsSettings};
 use webgate::policy::{admit, DomainRules, Policy};
-use webgate::search::client::Client;
-use webgate::search::providers::SearchSettings;
+use webgate::search::Client;
+use webgate::search::SearchSettings;
 
 use crate::search_net;
 

@@ -34,7 +34,8 @@ use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 use webgate::agent::{Run, ToolDescriptor, Toolbox};
-use webgate::progress::{self, Progress};
+use webgate::messages::Progress;
+use webgate::progress;
 
 /// The error a cancelled call ends with (the client has stopped waiting,
 /// so it is for the log only).

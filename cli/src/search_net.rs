@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 
 use webgate::net::{BoxFuture, Io};
-use webgate::search::client::Connect;
+use webgate::search::Connect;
 
 /// Names pinned to addresses, and addresses sent elsewhere.
 #[derive(Debug, Default)]

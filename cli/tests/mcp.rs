@@ -13,8 +13,8 @@ use rmcp::service::RunningService;
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{json, Value};
-use webgate::agent::envelope::unwrap;
-use webgate::messages::{EnvelopeClose, FETCH_DESCRIPTION, SEARCH_DESCRIPTION};
+use webgate::internals::agent::unwrap;
+use webgate::internals::messages::{EnvelopeClose, FETCH_DESCRIPTION, SEARCH_DESCRIPTION};
 use webgate_conformance::ca::TestCa;
 use webgate_conformance::loopback::LoopbackServer;
 

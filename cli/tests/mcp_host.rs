@@ -178,7 +178,7 @@ fn tools_carry_titles_annotations_and_output_schemas() {
             .iter()
             .filter_map(|c| c.as_text().map(|t| t.text.clone()))
             .collect();
-        let (_, body) = webgate::agent::envelope::unwrap(&text).expect("an envelope");
+        let (_, body) = webgate::internals::agent::unwrap(&text).expect("an envelope");
         assert!(body.starts_with("url: https://b.example/page\n"), "{text}");
         assert_eq!(
             s["total_length"].as_u64().unwrap() as usize,

@@ -13,7 +13,7 @@ use std::io::{Read, Write};
 use std::process::Command;
 use std::time::Instant;
 
-use webgate::body::{charset, BodyDecoder, CapMode, Coding};
+use webgate::internals::body::{decode_owned, BodyDecoder, CapMode, Coding};
 use webgate_conformance::ca::TestCa;
 use webgate_conformance::loopback::LoopbackServer;
 
@@ -140,7 +140,7 @@ fn throughput(label: &str, html: &[u8]) {
             d.push(c).unwrap();
         }
         let body = d.finish().unwrap();
-        charset::decode_owned(body.bytes, encoding_rs::UTF_8).len()
+        decode_owned(body.bytes, encoding_rs::UTF_8).len()
     };
     let inflate_only = || {
         let mut d = BodyDecoder::new(&[Coding::Gzip], 8 << 20, CapMode::Refuse).unwrap();

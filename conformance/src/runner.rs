@@ -7,11 +7,12 @@ use std::sync::Arc;
 
 use webgate::agent::{AgentOptions, Toolbox};
 use webgate::fetch::Fetcher;
-use webgate::messages::{Class, FETCH_DESCRIPTION, SEARCH_DESCRIPTION};
+use webgate::internals::messages::{FETCH_DESCRIPTION, SEARCH_DESCRIPTION};
+use webgate::internals::search::Gateway;
+use webgate::messages::Class;
 use webgate::net::TlsSettings;
 use webgate::policy::{DomainRules, Policy};
-use webgate::search::client::Client;
-use webgate::search::gateway::Gateway;
+use webgate::search::Client;
 use webgate::search::Searcher;
 use webgate::tool::Outcome;
 

@@ -170,7 +170,7 @@ impl SimDial {
 }
 
 /// The search gateway's seam: by host name and port.
-impl webgate::search::client::Connect for SimDial {
+impl webgate::search::Connect for SimDial {
     fn connect<'a>(
         &'a self,
         host: &'a str,

@@ -33,10 +33,18 @@ use std::time::Instant;
 
 use scoring::{article_pages, article_score, shared_data, wcxb_pages, Page, WcxbScore};
 use serde_json::Value;
-use webgate::extract::{render_page_as, Style};
+use webgate::extract::{extract, Options, Style};
+use webgate::messages::Extraction;
 
 fn base_of(url: &str) -> url::Url {
     url::Url::parse(url).unwrap_or_else(|_| url::Url::parse("https://example.invalid/").unwrap())
+}
+
+/// The text of `html` at `base` as `web_fetch` renders it, and how it was
+/// made (the one entry point, [`extract`], with default options).
+fn render_as(html: &str, base: &url::Url, raw: bool, style: Style) -> (String, Extraction) {
+    let page = extract(html, base, &Options::new(raw, style));
+    (page.text, page.extraction)
 }
 
 fn per_page_count() -> usize {
@@ -74,7 +82,11 @@ fn articles(pages: &[Page], dir: &Path) {
     // webgate's `Page::title` does).
     let mut body_pred = HashMap::new();
     for p in pages {
-        let page = webgate::extract::extract_page(&p.html, &base_of(&p.url), false, Style::Plain);
+        let page = extract(
+            &p.html,
+            &base_of(&p.url),
+            &Options::new(false, Style::Plain),
+        );
         let body = match &page.title {
             Some(t) => page
                 .text
@@ -163,8 +175,8 @@ fn wcxb(label: &str, file: &str, pages: &[Page]) {
     let mut rows = Vec::new();
     for p in pages {
         let base = base_of(&p.url);
-        let (text, _) = render_page_as(&p.html, &base, false, Style::Plain);
-        let (md, _) = render_page_as(&p.html, &base, false, Style::Markdown);
+        let (text, _) = render_as(&p.html, &base, false, Style::Plain);
+        let (md, _) = render_as(&p.html, &base, false, Style::Markdown);
         let f = score.add(p, &text, Some(&md));
         rows.push((f, &p.id, &p.page_type));
         // The reference script checks markdown structure against the
@@ -212,12 +224,12 @@ fn speed(label: &str, pages: &[Page], rounds: usize) {
     let base = url::Url::parse("https://example.invalid/").unwrap();
     let extract_all = || {
         for p in pages {
-            black_box(render_page_as(&p.html, &base, false, Style::Plain));
+            black_box(render_as(&p.html, &base, false, Style::Plain));
         }
     };
     let flat_all = || {
         for p in pages {
-            black_box(webgate::fuzzing::parse_only(&p.html));
+            black_box(webgate::internals::fuzzing::parse_only(&p.html));
         }
     };
     // The first timing of a round runs slower (the allocator gives back

@@ -47,7 +47,7 @@ fn main() {
                 let base = url::Url::parse(&p.url)
                     .unwrap_or_else(|_| url::Url::parse("https://example.com/").unwrap());
                 let (cands, units, page) =
-                    webgate::fuzzing::extraction_training_rows(&p.html, &base);
+                    webgate::internals::fuzzing::extraction_training_rows(&p.html, &base);
                 let head = format!("{}\t{}\t", p.id, p.page_type);
                 let mut out = [String::new(), String::new(), String::new()];
                 for (x, t) in cands {
@@ -63,7 +63,7 @@ fn main() {
     });
     let mut rows = rows.into_inner().unwrap();
     rows.sort_by_key(|r| r.0);
-    let names = webgate::fuzzing::EXTRACTION_FEATURE_NAMES;
+    let names = webgate::internals::fuzzing::EXTRACTION_FEATURE_NAMES;
     let header: Vec<String> = names.iter().map(|n| n.join(",")).collect();
     std::fs::write(out.join("features.txt"), header.join("\n") + "\n").expect("written");
     for (k, name) in ["candidates.tsv", "units.tsv", "pages.tsv"]

@@ -453,6 +453,7 @@ pub struct SearchAudit {
 
 impl SearchAudit {
     /// The record of a search refused because no provider is configured.
+    #[cfg(feature = "agent")]
     pub(crate) fn unavailable(outcome: &crate::tool::Outcome) -> SearchAudit {
         SearchAudit {
             tool: "web_search",

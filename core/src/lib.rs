@@ -20,9 +20,9 @@
 //! - [`policy`]: the pure policy core: URL admission, the compiled
 //!   blocked-address table ([`policy::VettedAddr`]), the redirect-hop rule,
 //!   the host's [`policy::Policy`].
-//! - [`args`], [`body`], [`extract`], [`messages`], [`net`], [`tool`]: the
-//!   argument rules, the body pipeline, HTML extraction, every text, the
-//!   Resolve and Dial seams, and the outcome type.
+//! - [`args`], [`extract`], [`messages`], [`net`], [`tool`]: the
+//!   argument rules, HTML extraction, the error types, the Resolve and
+//!   Dial seams, and the outcome type.
 //!
 //! ## Runtime
 //!
@@ -42,14 +42,14 @@
 //! | feature | what it adds | without it |
 //! |---|---|---|
 //! | `agent` | [`agent`]: envelope, options, budgets, `Toolbox`, `Run` (and `getrandom` for envelope tags) | the two tools alone |
-//! | `search-providers` | `search::client`, `search::gateway`, `search::providers`: the built-in gateway, Brave, SearXNG and Tavily (and `httpdate` for `Retry-After`) | `search::Searcher` over the host's own `search::Provider` |
+//! | `search-providers` | `search::configure`, `search::SearchSettings`, `search::Client`: the built-in gateway, Brave, SearXNG and Tavily (and `httpdate` for `Retry-After`) | `search::Searcher` over the host's own `search::Provider` |
 //! | `brotli` | the `br` content coding (pure Rust) | `br` is not offered in `Accept-Encoding`, and a `br` body is unreadable |
 //! | `zstd` | the `zstd` content coding (the zstd C library, built with `cc`) | likewise for `zstd` |
 //! | `hickory` | `net::HickoryResolve`, the default resolver (system configuration) | [`fetch::FetcherBuilder::resolver`] must be given one, else `SetupError::NoResolver` |
 //! | `ring` | rustls's ring crypto provider | the host gives one to [`net::TlsSettings::crypto_provider`] (aws-lc-rs, say), else `SetupError::NoCryptoProvider`; verification is rustls's either way |
 //!
 //! `Accept-Encoding` is always exactly what the build can undo
-//! ([`body::ACCEPT_ENCODING`]). The policy core, the body pipeline and
+//! ([`fetch::ACCEPT_ENCODING`]). The policy core, the body pipeline and
 //! extraction have no feature: they are the product.
 //!
 //! ## Getting started
@@ -106,7 +106,7 @@
 pub mod agent;
 pub mod args;
 pub mod audit;
-pub mod body;
+pub(crate) mod body;
 pub mod extract;
 pub mod fetch;
 pub mod manual;
@@ -118,4 +118,4 @@ pub mod search;
 pub mod tool;
 
 #[doc(hidden)]
-pub mod fuzzing;
+pub mod internals;

@@ -45,7 +45,7 @@
 //!   comes back with `truncated: true`. Real pages use a small part of
 //!   every budget.
 //! - **Prompt injection in results.** Every result is third-party text.
-//!   With the envelope on ([`crate::agent::envelope`]), results reach the
+//!   With the envelope on (`crate::agent::envelope`), results reach the
 //!   model between markers carrying a fresh random tag, under a header that
 //!   says the text is quoted material, not instructions; a page cannot
 //!   close the quote because it cannot know the tag.
@@ -98,7 +98,7 @@
 //!   redirect target), webgate sends `GET /robots.txt` to that URL's own
 //!   origin, with the same User-Agent, the same admission, address vetting,
 //!   hop rule and time limits (all of the file's hops within one request
-//!   limit), and reads it as RFC 9309 says ([`crate::policy::robots`]): the
+//!   limit), and reads it as RFC 9309 says (`crate::policy::robots`): the
 //!   groups for the User-Agent's product token (`harness-webfetch` by
 //!   default), else `*`; the longest matching rule, `allow` on a tie; a
 //!   4xx allows everything, a 5xx, network failure or time-out disallows

@@ -12,9 +12,10 @@
 use std::future::Future;
 use std::sync::Arc;
 
-pub use crate::messages::Progress;
+use crate::messages::Progress;
 
-/// What receives the reports of one call. It runs on the call's task:
+/// What receives the reports ([`crate::messages::Progress`], each with
+/// its one-line text as `Display`) of one call. It runs on the call's task:
 /// keep it short (queue the report, do not wait on IO).
 pub type Observer = Arc<dyn Fn(Progress) + Send + Sync>;
 

@@ -3,7 +3,8 @@
 
 use std::time::Duration;
 
-use crate::messages::{Class, ErrorKind, FetchError, OptionError, SearchError, ToolFailure};
+use crate::messages::text::ToolFailure;
+use crate::messages::{Class, ErrorKind, FetchError, OptionError, SearchError};
 
 /// The result of one tool call.
 #[derive(Clone, Debug, PartialEq, Eq)]

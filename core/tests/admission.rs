@@ -2,8 +2,9 @@
 
 use proptest::prelude::*;
 use url::Url;
+use webgate::internals::redirect::{next_hop, Hop};
 use webgate::messages::Refusal;
-use webgate::policy::{admit, next_hop, Hop, Policy};
+use webgate::policy::{admit, Policy};
 
 fn host() -> impl Strategy<Value = String> {
     prop_oneof![

@@ -5,8 +5,9 @@
 use std::io::Write;
 
 use proptest::prelude::*;
-use webgate::body::decode::SCRATCH;
-use webgate::body::{parse_codings, BodyDecoder, BodyFail, CapMode, Coding, Flow};
+use webgate::internals::body::{
+    parse_codings, BodyDecoder, BodyFail, CapMode, Coding, Flow, SCRATCH,
+};
 
 fn gzip(data: &[u8]) -> Vec<u8> {
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
@@ -356,7 +357,7 @@ proptest! {
     #[test]
     fn truncation_is_on_character_boundaries(text in any::<String>(), max in 1usize..64) {
         let mut cut = text.clone();
-        let did = webgate::body::text::truncate_chars(&mut cut, max);
+        let did = webgate::internals::body::truncate_chars(&mut cut, max);
         prop_assert!(cut.chars().count() <= max);
         prop_assert!(text.starts_with(&cut));
         prop_assert_eq!(did, text.chars().count() > max);

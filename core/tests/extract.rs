@@ -7,15 +7,23 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use url::Url;
 
-use webgate::extract::{extract, render_page_as, Comments, Cut, Links, Options, Style};
+use webgate::extract::{extract, Cut, Options, Style};
 use webgate::messages::Extraction;
+use webgate::policy::{Comments, Links};
 
 fn base() -> Url {
     Url::parse("https://a.example/dir/page").unwrap()
 }
 
+/// The text of `html` at `base` as `web_fetch` renders it, and how it was
+/// made (the one entry point, [`extract`], with default options).
+fn render_as(html: &str, base: &url::Url, raw: bool, style: Style) -> (String, Extraction) {
+    let page = extract(html, base, &Options::new(raw, style));
+    (page.text, page.extraction)
+}
+
 fn md(html: &str, raw: bool) -> String {
-    render_page_as(html, &base(), raw, Style::Markdown).0
+    render_as(html, &base(), raw, Style::Markdown).0
 }
 
 /// No walk of ours recurses, and the tree builder's depth is capped: a
@@ -30,7 +38,10 @@ fn deep_nesting_does_not_overflow() {
         "<div>".repeat(depth),
         "</div>".repeat(depth)
     );
-    assert!(webgate::fuzzing::tree_depth(&html) <= webgate::fuzzing::MAX_TREE_DEPTH + 4);
+    assert!(
+        webgate::internals::fuzzing::tree_depth(&html)
+            <= webgate::internals::fuzzing::MAX_TREE_DEPTH + 4
+    );
     // Run on a thread with a small stack: any recursion proportional to
     // depth would overflow it.
     let t = std::thread::Builder::new()
@@ -48,7 +59,10 @@ fn deep_nesting_does_not_overflow() {
         format!("{}x", "<table><tr><td>".repeat(depth / 3)),
         format!("{}x", "<ul><li>".repeat(depth / 2)),
     ] {
-        assert!(webgate::fuzzing::tree_depth(&html) <= webgate::fuzzing::MAX_TREE_DEPTH + 4);
+        assert!(
+            webgate::internals::fuzzing::tree_depth(&html)
+                <= webgate::internals::fuzzing::MAX_TREE_DEPTH + 4
+        );
         let t = std::thread::Builder::new()
             .stack_size(256 * 1024)
             .spawn(move || md(&html, true))
@@ -65,7 +79,7 @@ fn ordinary_depth_is_untouched() {
         "<div>".repeat(400),
         "</div>".repeat(400)
     );
-    assert!(webgate::fuzzing::tree_depth(&html) > 400);
+    assert!(webgate::internals::fuzzing::tree_depth(&html) > 400);
     assert_eq!(md(&html, true), "> q");
 }
 
@@ -104,7 +118,7 @@ fn rendering_fixtures() {
             let Ok(want) = std::fs::read_to_string(dir.join(format!("{stem}.{suffix}"))) else {
                 continue;
             };
-            let got = render_page_as(&html, &base(), raw, style).0;
+            let got = render_as(&html, &base(), raw, style).0;
             if std::env::var_os("WEBGATE_BLESS").is_some() {
                 std::fs::write(dir.join(format!("{stem}.{suffix}")), format!("{got}\n")).unwrap();
                 continue;
@@ -119,14 +133,14 @@ fn rendering_fixtures() {
 #[test]
 fn many_siblings() {
     let html = format!("<body>{}</body>", "<span>a</span>".repeat(200_000));
-    let (text, _) = render_page_as(&html, &base(), true, Style::Plain);
+    let (text, _) = render_as(&html, &base(), true, Style::Plain);
     assert_eq!(text.len(), 200_000);
 }
 
 #[test]
 fn one_huge_text_node() {
     let html = format!("<p>{}</p>", "word ".repeat(8 << 20 >> 3));
-    let (text, _) = render_page_as(&html, &base(), false, Style::Plain);
+    let (text, _) = render_as(&html, &base(), false, Style::Plain);
     assert_eq!(text.len(), (8 << 20 >> 3) * 5 - 1);
 }
 
@@ -214,10 +228,10 @@ fn noscript_markup_soft_hyphens_and_formulas() {
     let prose = "Body text of the page, long enough to be read as the page's own words. ".repeat(3);
     let escaped = "&lt;div class=\"lazy\"&gt;&lt;img src=\"https://cdn.example/a.jpg\" alt=\"a long description of the picture\"&gt;&lt;/div&gt;".repeat(3);
     let html = format!("<body><p>{prose}</p><noscript>{escaped}</noscript></body>");
-    let text = render_page_as(&html, &base(), true, Style::Plain).0;
+    let text = render_as(&html, &base(), true, Style::Plain).0;
     assert!(!text.contains('<'), "{text}");
     assert_eq!(
-        render_page_as(
+        render_as(
             "<p>Ex&shy;tra&shy;or&shy;di&shy;nary</p>",
             &base(),
             true,
@@ -227,7 +241,7 @@ fn noscript_markup_soft_hyphens_and_formulas() {
         "Extraordinary"
     );
     assert_eq!(
-        render_page_as(
+        render_as(
             "<p>Area <math><mi>A</mi><mo>=</mo><mi>r</mi><annotation encoding='application/x-tex'>A=r</annotation></math> here.</p>",
             &base(),
             true,
@@ -237,7 +251,7 @@ fn noscript_markup_soft_hyphens_and_formulas() {
         "Area A=r here."
     );
     assert_eq!(
-        render_page_as(
+        render_as(
             "<p>So <img class='mwe-math-fallback-image-inline' alt='{\\displaystyle E=mc^{2}}' src='f.svg'> holds.</p>",
             &base(),
             true,
@@ -322,7 +336,7 @@ fn comments_under_an_article() {
 #[test]
 fn plain_text_has_no_markup() {
     let html = "<h1>T</h1><p><a href='/x'>link</a> <b>bold</b></p><ul><li>i</li></ul><img alt='a' src='x'>";
-    let (t, _) = render_page_as(html, &base(), true, Style::Plain);
+    let (t, _) = render_as(html, &base(), true, Style::Plain);
     assert_eq!(t, "T\n\nlink bold\n\ni");
 }
 
@@ -333,19 +347,19 @@ fn header_logic() {
         "Sentence with words, commas, and more. ".repeat(5)
     );
     assert_eq!(
-        render_page_as(&long, &base(), false, Style::Markdown).1,
+        render_as(&long, &base(), false, Style::Markdown).1,
         Extraction::Readability
     );
     assert_eq!(
-        render_page_as(&long, &base(), true, Style::Markdown).1,
+        render_as(&long, &base(), true, Style::Markdown).1,
         Extraction::RawHtml
     );
     assert_eq!(
-        render_page_as("<p>short</p>", &base(), false, Style::Markdown).1,
+        render_as("<p>short</p>", &base(), false, Style::Markdown).1,
         Extraction::RawHtml
     );
     assert_eq!(
-        render_page_as("", &base(), false, Style::Markdown),
+        render_as("", &base(), false, Style::Markdown),
         (String::new(), Extraction::RawHtml)
     );
 }
@@ -378,7 +392,7 @@ proptest! {
     #[test]
     fn any_page_renders_without_script_text(html in html_soup(), raw in any::<bool>()) {
         for style in [Style::Markdown, Style::Plain] {
-            let (t, _) = render_page_as(&html, &base(), raw, style);
+            let (t, _) = render_as(&html, &base(), raw, style);
             prop_assert!(!t.contains("SECRET_SCRIPT") && !t.contains("SECRET_STYLE"));
         }
     }
@@ -386,7 +400,7 @@ proptest! {
     #[test]
     fn any_bytes_render(bytes in prop::collection::vec(any::<u8>(), 0..2000)) {
         let html = String::from_utf8_lossy(&bytes);
-        let _ = render_page_as(&html, &base(), false, Style::Markdown);
+        let _ = render_as(&html, &base(), false, Style::Markdown);
     }
 }
 
@@ -394,8 +408,8 @@ proptest! {
 fn a_meta_charset_does_not_stop_the_parse() {
     // html5ever reports the declared encoding and pauses; parsing must go on.
     let html = "<html><head><meta charset=\"utf-8\">\n<meta name=x></head><body><p>hello world</p></body></html>";
-    let (text, _) =
-        webgate::extract::render_page(html, &url::Url::parse("https://a.example/").unwrap(), true);
+    let base = url::Url::parse("https://a.example/").unwrap();
+    let (text, _) = render_as(html, &base, true, Style::Markdown);
     assert_eq!(text.trim(), "hello world");
 }
 
@@ -405,17 +419,13 @@ fn a_meta_charset_does_not_stop_the_parse() {
 #[test]
 fn a_passed_deadline_returns_what_was_made_marked_truncated() {
     let html = format!("<body>{}</body>", "<p>some words here</p>".repeat(400_000));
-    let page = webgate::extract::extract_page_within(
-        &html,
-        &base(),
-        false,
-        Style::Markdown,
-        Some(std::time::Instant::now()),
-    );
+    let mut options = Options::new(false, Style::Markdown);
+    options.deadline = Some(std::time::Instant::now());
+    let page = extract(&html, &base(), &options);
     assert!(page.truncated);
     assert_eq!(page.cut, Some(Cut::TimeLimit));
     assert!(page.text.len() < 1_000_000, "{} bytes", page.text.len());
-    let whole = webgate::extract::extract_page(&html, &base(), false, Style::Markdown);
+    let whole = extract(&html, &base(), &Options::new(false, Style::Markdown));
     assert!(!whole.truncated);
     assert_eq!(whole.cut, None);
     assert!(whole.text.len() > page.text.len());
@@ -452,7 +462,7 @@ fn a_work_budget_stops_rendering_inside_long_loops() {
         let whole = extract(&html, &base(), &Options::new(true, Style::Markdown));
         assert_eq!(whole.cut, None);
         // Enough for the parse, and half of what the rest takes.
-        let (parse, rest) = webgate::fuzzing::extraction_work(&html, true);
+        let (parse, rest) = webgate::internals::fuzzing::extraction_work(&html, true);
         let budget = parse + rest / 2;
         let mut options = Options::new(true, Style::Markdown);
         options.work_budget = Some(budget);

@@ -33,22 +33,22 @@ fn replay(target: &str, check: fn(&[u8])) {
 
 #[test]
 fn admission() {
-    replay("admission", webgate::fuzzing::admission);
+    replay("admission", webgate::internals::fuzzing::admission);
 }
 
 #[test]
 fn ip_literal() {
-    replay("ip_literal", webgate::fuzzing::ip_literal);
+    replay("ip_literal", webgate::internals::fuzzing::ip_literal);
 }
 
 #[test]
 fn fetch_args() {
-    replay("fetch_args", webgate::fuzzing::arguments);
+    replay("fetch_args", webgate::internals::fuzzing::arguments);
 }
 
 #[test]
 fn search_args() {
-    replay("search_args", webgate::fuzzing::arguments);
+    replay("search_args", webgate::internals::fuzzing::arguments);
 }
 
 #[test]
@@ -58,25 +58,28 @@ fn table_diff() {
 
 #[test]
 fn body() {
-    replay("body", webgate::fuzzing::body);
+    replay("body", webgate::internals::fuzzing::body);
 }
 
 #[test]
 fn content_type() {
-    replay("content_type", webgate::fuzzing::content_type);
+    replay("content_type", webgate::internals::fuzzing::content_type);
 }
 
 #[test]
 fn extraction() {
-    replay("extraction", webgate::fuzzing::extraction);
+    replay("extraction", webgate::internals::fuzzing::extraction);
 }
 
 #[test]
 fn search_response() {
-    replay("search_response", webgate::fuzzing::search_response);
+    replay(
+        "search_response",
+        webgate::internals::fuzzing::search_response,
+    );
 }
 
 #[test]
 fn robots() {
-    replay("robots", webgate::fuzzing::robots);
+    replay("robots", webgate::internals::fuzzing::robots);
 }

@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
 
+use webgate::internals::messages::*;
 use webgate::messages::*;
 
 fn tsv() -> BTreeMap<String, (String, String, String)> {

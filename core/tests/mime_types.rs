@@ -3,8 +3,8 @@
 //! and serialized as the standard says, and the charset each names.
 
 use serde_json::Value;
-use webgate::body::charset::encoding_for;
-use webgate::body::content_type::MimeType;
+use webgate::internals::body::encoding_for;
+use webgate::internals::body::MimeType;
 
 fn cases(file: &str) -> Vec<Value> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

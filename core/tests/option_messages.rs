@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use webgate::internals::messages::*;
 use webgate::messages::*;
 use webgate::tool::Outcome;
 
@@ -161,7 +162,7 @@ fn samples() -> Vec<(&'static str, String, String, String)> {
     ));
     let hop = HopRefusal::Rule(Refusal::Domain { host: s("{host}") });
     v.push((hop.id(), hop.to_string(), s("reason"), s("")));
-    use webgate::policy::robots::Unreachable;
+    use webgate::internals::robots::Unreachable;
     for refusal in [
         RobotsRefusal::Disallowed,
         RobotsRefusal::Unreachable(Unreachable::Timeout),
@@ -182,7 +183,7 @@ fn samples() -> Vec<(&'static str, String, String, String)> {
         Unreachable::Timeout,
         Unreachable::Network,
     ] {
-        let r = RobotsReason(why);
+        let r = why;
         v.push((
             r.id(),
             r.to_string().replace("503", "{status}"),

@@ -161,7 +161,8 @@ mod admission {
 }
 
 mod redirect {
-    use webgate::policy::{admit, next_hop, AdmittedUrl, Hop, Policy};
+    use webgate::internals::redirect::{next_hop, Hop};
+    use webgate::policy::{admit, AdmittedUrl, Policy};
 
     fn from(s: &str) -> AdmittedUrl {
         admit(s, &Policy::default()).unwrap()

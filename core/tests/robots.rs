@@ -3,7 +3,7 @@
 
 #![forbid(unsafe_code)]
 
-use webgate::policy::robots::{RobotsTxt, Verdict};
+use webgate::internals::robots::{RobotsTxt, Verdict};
 
 /// `\n`, `\r`, `\t`, `\\` and `\xNN` (a raw byte, for byte order marks).
 fn unescape(s: &str) -> Vec<u8> {
@@ -66,7 +66,7 @@ fn google_cases() {
 #[test]
 fn past_the_size_limit_is_not_read() {
     let mut body = b"User-agent: *\nDisallow: /a\n".to_vec();
-    body.resize(webgate::policy::robots::MAX_BYTES as usize, b'#');
+    body.resize(webgate::internals::robots::MAX_BYTES as usize, b'#');
     body.extend_from_slice(b"\nDisallow: /b\n");
     let file = RobotsTxt::parse(&body);
     assert_eq!(file.verdict("x", "/a"), Verdict::Disallowed);

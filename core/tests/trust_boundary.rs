@@ -12,13 +12,12 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 use serde_json::json;
-use webgate::agent::{envelope, AgentOptions, Toolbox};
+use webgate::agent::{AgentOptions, Toolbox};
 use webgate::args::SearchArgs;
 use webgate::fetch::Fetcher;
-use webgate::messages::{
-    Action, EnvelopeSource, FetchError, HopRefusal, Note, Refusal, SearchError, SearchRow, Shown,
-    SHOWN_MAX_CHARS,
-};
+use webgate::internals::agent as envelope;
+use webgate::internals::messages::{Action, EnvelopeSource, Shown, SHOWN_MAX_CHARS};
+use webgate::messages::{FetchError, HopRefusal, Note, Refusal, SearchError, SearchRow};
 use webgate::net::{BoxFuture, StaticResolve};
 use webgate::policy::Policy;
 use webgate::search::{Provider, Report, Searcher};

@@ -1,3 +1,3 @@
-//! Fuzz target: see `webgate::fuzzing::admission` for the property.
+//! Fuzz target: see `webgate::internals::fuzzing::admission` for the property.
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| webgate::fuzzing::admission(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| webgate::internals::fuzzing::admission(data));

@@ -1,3 +1,3 @@
-//! Fuzz target: see `webgate::fuzzing::body` for the property.
+//! Fuzz target: see `webgate::internals::fuzzing::body` for the property.
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| webgate::fuzzing::body(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| webgate::internals::fuzzing::body(data));

@@ -1,3 +1,3 @@
-//! Fuzz target: see `webgate::fuzzing::content_type` for the property.
+//! Fuzz target: see `webgate::internals::fuzzing::content_type` for the property.
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| webgate::fuzzing::content_type(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| webgate::internals::fuzzing::content_type(data));

@@ -1,3 +1,3 @@
-//! Fuzz target: see `webgate::fuzzing::extraction` for the property.
+//! Fuzz target: see `webgate::internals::fuzzing::extraction` for the property.
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| webgate::fuzzing::extraction(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| webgate::internals::fuzzing::extraction(data));

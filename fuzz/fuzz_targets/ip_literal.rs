@@ -1,3 +1,3 @@
-//! Fuzz target: see `webgate::fuzzing::ip_literal` for the property.
+//! Fuzz target: see `webgate::internals::fuzzing::ip_literal` for the property.
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| webgate::fuzzing::ip_literal(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| webgate::internals::fuzzing::ip_literal(data));

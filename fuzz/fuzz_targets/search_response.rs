@@ -1,3 +1,3 @@
-//! Fuzz target: see `webgate::fuzzing::search_response` for the property.
+//! Fuzz target: see `webgate::internals::fuzzing::search_response` for the property.
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| webgate::fuzzing::search_response(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| webgate::internals::fuzzing::search_response(data));

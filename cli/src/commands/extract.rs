@@ -76,7 +76,7 @@ fn extract(
         }
         bytes = out;
     }
-    let encoding = match webgate::body::charset::encoding_for(charset) {
+    let encoding = match webgate::internals::body::encoding_for(charset) {
         Ok(e) => e,
         Err(_) => {
             return usage(&format!(
@@ -85,7 +85,7 @@ fn extract(
             ))
         }
     };
-    let html = webgate::body::charset::decode(&bytes, encoding);
+    let html = webgate::internals::body::decode(&bytes, encoding);
     let style = if text { Style::Plain } else { Style::Markdown };
     let mut options = Options::new(raw, style);
     (options.links, options.comments) = look.settings();

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use clap::Args;
 use webgate::agent::Toolbox;
-use webgate::search::providers::configure;
+use webgate::search::configure;
 use webgate::search::Searcher;
 
 use crate::host::{

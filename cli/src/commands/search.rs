@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use serde_json::{json, Value};
-use webgate::search::providers::configure;
+use webgate::search::configure;
 use webgate::search::Searcher;
 
 use crate::host::{

@@ -16,6 +16,7 @@ use url::Url;
 
 /// A saved approval.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ApprovalRule {
     /// Any fetch of a URL with exactly this origin.
     FetchOrigin {

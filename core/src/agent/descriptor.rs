@@ -7,10 +7,11 @@
 
 use serde_json::{json, Value};
 
-use crate::messages::{FETCH_DESCRIPTION, SEARCH_DESCRIPTION};
+use crate::messages::text::{FETCH_DESCRIPTION, SEARCH_DESCRIPTION};
 
 /// Which tool a descriptor binds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ToolKind {
     /// `web_fetch`.
     Fetch,
@@ -30,6 +31,7 @@ impl ToolKind {
 
 /// One tool as a model sees it.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ToolDescriptor {
     /// The tool bound.
     pub kind: ToolKind,

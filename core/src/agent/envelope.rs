@@ -7,7 +7,8 @@
 //! tag of 16 hex characters from the OS RNG cannot be guessed in advance;
 //! and if the text happens to contain the tag anyway, a new one is drawn.
 
-use crate::messages::{EnvelopeClose, EnvelopeHeader, EnvelopeOpen, EnvelopeSource, Note};
+use crate::messages::text::{EnvelopeClose, EnvelopeHeader, EnvelopeOpen, EnvelopeSource};
+use crate::messages::Note;
 
 /// Hex characters in a tag (the contract asks for at least 12).
 pub const TAG_HEX_CHARS: usize = 16;

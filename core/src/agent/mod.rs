@@ -1,28 +1,28 @@
 //! The agent layer: what a host puts between these tools and a model.
 //!
-//! - [`envelope`]: the untrusted envelope of contract §11.
-//! - [`descriptor`]: tool names, descriptions and schemas a host binds.
+//! - `envelope`: the untrusted envelope of contract §11.
+//! - `descriptor`: tool names, descriptions and schemas a host binds.
 //! - The peer systems' options of contract §12, each off by default in
 //!   [`AgentOptions`] so that the contract's texts never change unless a
-//!   host asks: [`paging`] by offset, result notes, [`block`]-page
+//!   host asks: `paging` by offset, result notes, `block`-page
 //!   detection, failure notes, per-run budgets, one-line action summaries,
-//!   [`offer`] (fetch only when a URL is in play), search aliases and a
-//!   numbered list ([`search_view`]), [`approval`] rules, and the
-//!   [`reader`] fallback. Domain allow and deny lists and robots.txt are
+//!   `offer` (fetch only when a URL is in play), search aliases and a
+//!   numbered list (`search_view`), `approval` rules, and the
+//!   `reader` fallback. Domain allow and deny lists and robots.txt are
 //!   part of the [`crate::policy::Policy`], since they must hold on every
 //!   redirect hop.
 //!
 //! [`Toolbox`] puts them together over a [`Fetcher`] and a [`Searcher`];
 //! a [`Run`] is one agent run (one budget).
 
-pub mod approval;
-pub mod block;
-pub mod descriptor;
-pub mod envelope;
-pub mod offer;
-pub mod paging;
-pub mod reader;
-pub mod search_view;
+pub(crate) mod approval;
+pub(crate) mod block;
+pub(crate) mod descriptor;
+pub(crate) mod envelope;
+pub(crate) mod offer;
+pub(crate) mod paging;
+pub(crate) mod reader;
+pub(crate) mod search_view;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -35,16 +35,16 @@ use crate::args::parse_search_args;
 use crate::body::text::truncate_chars;
 use crate::fetch::Refused;
 use crate::fetch::{FetchOptions, Fetched, Fetcher};
-use crate::messages::{
-    Action, Class, EmptyWhy, EnvelopeSource, FetchError, Note, OptionError, SearchError, SearchOk,
-    SearchRow,
-};
+use crate::messages::text::{Action, EnvelopeSource, SearchOk};
+use crate::messages::{Class, EmptyWhy, FetchError, Note, OptionError, SearchError, SearchRow};
 use crate::policy::admission::display_form;
 use crate::policy::robots::RobotsMemo;
 use crate::search::Searcher;
 use crate::tool::Outcome;
 
+pub use approval::ApprovalRule;
 pub use descriptor::{ToolDescriptor, ToolKind};
+pub use offer::offer_fetch;
 
 /// A page shorter than this (characters) gets the thin-page note.
 pub const THIN_PAGE_CHARS: usize = 600;
@@ -86,7 +86,7 @@ pub struct AgentOptions {
     /// A reader service's URL prefix, such as `https://r.jina.ai/`: an
     /// HTML page the direct fetch could not use is fetched once more as
     /// the prefix followed by its URL, under the same policy, counted in
-    /// the fetch budget and the audit record (see [`reader`]). The service
+    /// the fetch budget and the audit record (see `reader`). The service
     /// sees every URL sent to it; never on unless the host sets it.
     pub reader_prefix: Option<String>,
 }
@@ -242,7 +242,7 @@ fn escaped(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         // OK because writing to a String cannot fail.
-        let _ = crate::messages::escape_char(&mut out, c);
+        let _ = crate::messages::shown::escape_char(&mut out, c);
     }
     out
 }

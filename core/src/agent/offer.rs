@@ -6,7 +6,7 @@
 /// How many of the latest user messages are scanned.
 pub const URL_LOOKBACK: usize = 3;
 
-/// True when one of the last [`URL_LOOKBACK`] user messages (oldest first
+/// True when one of the last `URL_LOOKBACK` user messages (oldest first
 /// in `user_messages`) holds an `http://` or `https://` URL.
 pub fn offer_fetch<S: AsRef<str>>(user_messages: &[S]) -> bool {
     let from = user_messages.len().saturating_sub(URL_LOOKBACK);

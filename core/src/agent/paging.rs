@@ -5,7 +5,8 @@
 //! the marker too. Continuing from the marker's offset resumes exactly at
 //! the end of the head, so nothing between is skipped.
 
-use crate::messages::{OptionError, PagingMarker};
+use crate::messages::text::PagingMarker;
+use crate::messages::OptionError;
 
 /// One page of a long text.
 #[derive(Clone, Debug, PartialEq, Eq)]

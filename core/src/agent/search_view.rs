@@ -4,7 +4,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::messages::{NoResults, OptionError, SearchRow};
+use crate::messages::text::NoResults;
+use crate::messages::{OptionError, SearchRow};
 
 /// The most results `num_results` may ask for.
 pub const NUM_RESULTS_MAX: u64 = 10;

@@ -9,7 +9,7 @@
 mod fetch;
 mod search;
 
-pub use fetch::{parse_fetch_args, FetchArgs};
+pub(crate) use fetch::parse_fetch_args;
 pub use search::{parse_search_args, Freshness, SafeSearch, SearchArgs};
 
 use serde_json::Number;

@@ -75,6 +75,7 @@ impl SafeSearch {
 
 /// Accepted `web_search` arguments.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SearchArgs {
     /// The query, verbatim.
     pub query: String,

@@ -22,17 +22,6 @@ pub enum MediaClass {
     Text,
 }
 
-impl MediaClass {
-    /// The lower-case name used in logs.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MediaClass::Html => "html",
-            MediaClass::Structured => "structured",
-            MediaClass::Text => "text",
-        }
-    }
-}
-
 /// A parsed Content-Type that can be returned as text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContentType {

@@ -6,16 +6,11 @@
 //! **Architecture Invariant:** nothing here does IO; the fetch loop pushes
 //! chunks in as they arrive and stops when told.
 
-pub mod charset;
-pub mod content_type;
-#[doc(hidden)]
-pub mod decode;
+pub(crate) mod charset;
+pub(crate) mod content_type;
+pub(crate) mod decode;
 pub(crate) mod head;
-pub mod text;
+pub(crate) mod text;
 
-pub use content_type::{classify, ContentType, MediaClass, TypeRefusal};
-pub use decode::{parse_codings, BodyFail, Coding, ACCEPT_ENCODING};
-// The streaming decoder itself: for the body benchmark and the fuzz
-// targets, not part of the supported API (the fetch loop drives it).
-#[doc(hidden)]
-pub use decode::{Body, BodyDecoder, CapMode, Flow};
+pub(crate) use content_type::{classify, MediaClass};
+pub(crate) use decode::{BodyDecoder, BodyFail, CapMode, Coding, Flow, ACCEPT_ENCODING};

@@ -2,7 +2,7 @@
 //! `sink`, `dom`), `select` picks the main content, `render` writes
 //! markdown or plain text, `title` puts the page's title first.
 //!
-//! The header logic lives here too (`extract_page_within`): with `raw`
+//! The header logic lives here too (`extract_metered`): with `raw`
 //! false the selected content is rendered, unless it is under 100 bytes
 //! after trimming, when the whole document is rendered instead
 //! (`raw-html`).
@@ -40,27 +40,16 @@ use work::Work;
 
 use crate::messages::Extraction;
 
-pub use crate::policy::{Comments, Links};
+use crate::policy::{Comments, Links};
 pub use render::{Style, TRACKING_PARAMETERS};
 
 /// An article shorter than this (bytes, after trimming) is not trusted:
 /// the whole document is rendered instead.
-pub const MIN_ARTICLE_BYTES: usize = 100;
-
-/// Renders an HTML page as `web_fetch` returns it: the text and how it was
-/// made. Never fails; the worst case is empty text.
-pub fn render_page(html: &str, base: &Url, raw: bool) -> (String, Extraction) {
-    render_page_as(html, base, raw, Style::Markdown)
-}
-
-/// [`render_page`] with a choice of rendering (markdown or plain text).
-pub fn render_page_as(html: &str, base: &Url, raw: bool, style: Style) -> (String, Extraction) {
-    let page = extract_page(html, base, raw, style);
-    (page.text, page.extraction)
-}
+pub(crate) const MIN_ARTICLE_BYTES: usize = 100;
 
 /// A rendered page and what else the parse learnt about it.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Page {
     /// The text.
     pub text: String,
@@ -98,31 +87,6 @@ impl Cut {
     }
 }
 
-/// [`render_page_as`], with the page's title. `base` is the page's URL:
-/// links resolve against it, and the words of its path are one of the
-/// page-type signals.
-pub fn extract_page(html: &str, base: &Url, raw: bool, style: Style) -> Page {
-    extract(html, base, &Options::new(raw, style))
-}
-
-/// [`extract_page`] that ends by `deadline`: see [`Options::deadline`].
-pub fn extract_page_within(
-    html: &str,
-    base: &Url,
-    raw: bool,
-    style: Style,
-    deadline: Option<std::time::Instant>,
-) -> Page {
-    extract(
-        html,
-        base,
-        &Options {
-            deadline,
-            ..Options::new(raw, style)
-        },
-    )
-}
-
 /// How to extract a page.
 #[derive(Clone, Debug, Default)]
 #[non_exhaustive]
@@ -143,7 +107,7 @@ pub struct Options {
     pub deadline: Option<Instant>,
     /// Set by the caller that stopped waiting (the async side of a fetch
     /// at the call's deadline): the work stops at its next look, within
-    /// [`work::CHECK_EVERY`] units.
+    /// `work::CHECK_EVERY` units.
     pub cancel: Option<Arc<AtomicBool>>,
     /// At most this many units of work (`None`: no bound but the
     /// deadline). Tests and the fuzz target use it to see a loop that is
@@ -162,8 +126,10 @@ impl Options {
     }
 }
 
-/// Extracts `html`, found at `base`, as `options` say. Never fails; the
-/// worst case is empty text.
+/// Extracts `html`, found at `base`, as `options` say: the one entry
+/// point, the text `web_fetch` returns with its title and how it was
+/// made. Never fails; the worst case is empty text. Links resolve against
+/// `base`.
 pub fn extract(html: &str, base: &Url, options: &Options) -> Page {
     let work = Work::new(
         options.deadline,

@@ -32,6 +32,7 @@ use crate::policy::Links;
 
 /// Markdown (the tool's output) or plain text (no syntax, no link targets).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Style {
     /// Markdown.
     #[default]

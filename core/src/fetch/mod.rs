@@ -26,8 +26,12 @@ use tracing::Instrument;
 
 use crate::args::parse_fetch_args;
 use crate::audit::{ms, AuditSettings, FetchAudit};
+/// The `Accept-Encoding` every request sends: exactly the content codings
+/// this build can undo (`br` and `zstd` only with their features).
+pub use crate::body::decode::ACCEPT_ENCODING;
 use crate::extract;
-use crate::messages::{Extraction, FetchError, FetchOk, SetupError};
+use crate::messages::text::FetchOk;
+use crate::messages::{Extraction, FetchError, SetupError};
 use crate::net::pool::{Limits, Pool};
 use crate::net::{Dial, Resolve, TcpDial, TlsSettings};
 use crate::policy::robots::RobotsMemo;
@@ -85,6 +89,7 @@ impl Fetched {
 
 /// What refused a call before anything was sent (see
 /// [`Fetcher::refused_record`]).
+#[cfg(feature = "agent")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Refused {
     /// Its arguments.
@@ -293,6 +298,7 @@ impl Fetcher {
     /// arguments (`args_refused` names the message), its URL (`admission`
     /// does), or the agent layer's own rules (the outcome's id says
     /// which). `url` is the `url` argument, redacted as every record's.
+    #[cfg(feature = "agent")]
     pub(crate) fn refused_record(
         &self,
         url: Option<&str>,
@@ -335,8 +341,8 @@ impl Fetcher {
 
     /// [`Fetcher::fetch_audited`] as part of a run that keeps the
     /// robots.txt files it read in `memo` (used only when the policy
-    /// reads robots.txt; [`crate::agent::Run`] keeps one per run).
-    pub async fn fetch_audited_with(
+    /// reads robots.txt; `agent::Run` keeps one per run).
+    pub(crate) async fn fetch_audited_with(
         &self,
         url: &str,
         opts: FetchOptions,

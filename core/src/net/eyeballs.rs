@@ -23,7 +23,9 @@ use crate::policy::VettedAddr;
 use super::{Dial, Io};
 
 /// Answers of both families alternated, each family in its own order,
-/// starting with the family of the first answer.
+/// starting with the family of the first answer (RFC 8305 §4): what a
+/// host's own [`crate::net::Resolve`] may do with its answers, as the
+/// built-in resolver does.
 pub fn interleave(answers: Vec<IpAddr>) -> Vec<IpAddr> {
     let Some(first) = answers.first().copied() else {
         return answers;

@@ -10,7 +10,7 @@
 //! address by the fetch loop.
 
 pub(crate) mod conn;
-pub mod eyeballs;
+pub(crate) mod eyeballs;
 #[cfg(feature = "hickory")]
 mod hickory;
 pub(crate) mod http;
@@ -26,6 +26,7 @@ use std::sync::Arc;
 
 use tokio::io::{AsyncRead, AsyncWrite};
 
+pub use eyeballs::interleave;
 #[cfg(feature = "hickory")]
 pub use hickory::HickoryResolve;
 pub use resolve::StaticResolve;

@@ -1,22 +1,22 @@
 //! The pure policy core: no IO, no async, no clock. Values in, values out.
 //!
-//! - [`addr`]: the compiled blocked-address table and [`VettedAddr`].
-//! - [`admission`]: the five URL rules and the display form of URLs.
-//! - [`redirect`]: the per-hop rule.
-//! - [`limits`]: the host's [`Policy`].
-//! - [`domains`]: the host's optional domain allow and deny lists.
-//! - [`robots`]: robots.txt (RFC 9309), for hosts that turn it on.
+//! - `addr`: the compiled blocked-address table and [`VettedAddr`].
+//! - `admission`: the five URL rules and the display form of URLs.
+//! - `redirect`: the per-hop rule.
+//! - `limits`: the host's [`Policy`].
+//! - `domains`: the host's optional domain allow and deny lists.
+//! - `robots`: robots.txt (RFC 9309), for hosts that turn it on.
 //!
 //! **Architecture Invariant:** nothing in this module imports tokio, hyper
 //! or hickory; `cargo xtask tidy` fails if it does.
 
-pub mod addr;
-pub mod admission;
-pub mod domains;
-pub mod limits;
+pub(crate) mod addr;
+pub(crate) mod admission;
+pub(crate) mod domains;
+pub(crate) mod limits;
 mod range;
-pub mod redirect;
-pub mod robots;
+pub(crate) mod redirect;
+pub(crate) mod robots;
 // Generated; its layout is codegen's, not rustfmt's.
 #[rustfmt::skip]
 mod table;
@@ -25,4 +25,4 @@ pub use addr::{check, vet, BlockedRange, Verdict, VettedAddr};
 pub use admission::{admit, admit_parsed, display_form, AdmittedUrl};
 pub use domains::DomainRules;
 pub use limits::{Comments, Links, Policy};
-pub use redirect::{is_redirect_status, next_hop, Hop};
+pub(crate) use redirect::{next_hop, Hop};

@@ -362,7 +362,7 @@ pub fn path_of(url: &url::Url) -> String {
 /// fetch).
 ///
 /// The waiting is plain `std::task` wakers, so this stays free of any
-/// runtime: [`RobotsMemo::claim`] is a future the IO loop awaits.
+/// runtime: `RobotsMemo::claim` is a future the IO loop awaits.
 #[derive(Debug, Default)]
 pub struct RobotsMemo {
     files: Mutex<HashMap<String, Entry>>,
@@ -376,7 +376,7 @@ enum Entry {
     Reading(Vec<Waker>),
 }
 
-/// What [`RobotsMemo::claim`] gives.
+/// What `RobotsMemo::claim` gives.
 pub(crate) enum Claimed<'a> {
     /// The file this run read before.
     Read(Arc<RobotsTxt>),
@@ -440,7 +440,7 @@ impl RobotsMemo {
     }
 }
 
-/// The future of [`RobotsMemo::claim`].
+/// The future of `RobotsMemo::claim`.
 pub(crate) struct Claim<'a> {
     memo: &'a RobotsMemo,
     origin: &'a str,

@@ -34,7 +34,7 @@ pub trait Connect: Send + Sync + 'static {
 
 /// The default: the system's name resolution and TCP.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct TcpConnect;
+pub(crate) struct TcpConnect;
 
 impl Connect for TcpConnect {
     fn connect<'a>(
@@ -83,7 +83,7 @@ impl Refused {
 /// delay-seconds, or an HTTP-date in any of its three forms (a date already
 /// past is no wait). Anything else, or a wait beyond what a clock can
 /// express, is `None`: a malformed header must not invent a delay.
-pub fn parse_retry_after(value: &[u8], now: SystemTime) -> Option<Duration> {
+pub(crate) fn parse_retry_after(value: &[u8], now: SystemTime) -> Option<Duration> {
     let text = std::str::from_utf8(value).ok()?.trim_matches([' ', '\t']);
     if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
         return text.parse::<u64>().ok().map(Duration::from_secs);

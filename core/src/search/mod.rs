@@ -1,28 +1,38 @@
 //! `web_search` (contract §9): argument checks, a provider seam, the row
 //! check every provider's answer goes through, and the compact JSON output.
 //!
-//! Providers: [`gateway::Gateway`] (the default: one POST to the host's
-//! endpoint), and adapters for the Brave Search API, SearXNG and Tavily in
-//! [`providers`]. A host may implement [`Provider`] itself.
+//! Providers (feature `search-providers`): [`configure`] builds one from
+//! [`SearchSettings`]: the gateway (the default: one POST to the host's
+//! endpoint), or an adapter for the Brave Search API, SearXNG or Tavily,
+//! each over a [`Client`] that vets every address as `web_fetch` does. A
+//! host may implement [`Provider`] itself.
 
 #[cfg(feature = "search-providers")]
-pub mod client;
+pub(crate) mod client;
 #[cfg(feature = "search-providers")]
-pub mod gateway;
+pub(crate) mod gateway;
 #[cfg(feature = "search-providers")]
-pub mod providers;
+pub(crate) mod providers;
+#[cfg(feature = "search-providers")]
 mod response;
 
 use std::sync::{Arc, Mutex};
 
+#[cfg(feature = "search-providers")]
+pub use client::{Client, Connect};
+#[cfg(feature = "search-providers")]
+pub use providers::{configure, SearchSettings};
+
 use serde_json::Value;
 use tracing::Instrument;
 
-pub use response::{escape_error_body, rows_from_results};
+#[cfg(feature = "search-providers")]
+pub(crate) use response::{escape_error_body, rows_from_results};
 
 use crate::args::{parse_search_args, SearchArgs};
 use crate::audit::{ms, AuditSettings, SearchAudit};
-use crate::messages::{SearchError, SearchOk, SearchRow};
+use crate::messages::text::SearchOk;
+use crate::messages::{SearchError, SearchRow};
 use crate::net::BoxFuture;
 use crate::tool::Outcome;
 
@@ -188,6 +198,7 @@ impl Searcher {
     /// The record of a call refused before anything was sent: by its
     /// arguments (`args_refused`), or by the agent layer's own rules (the
     /// outcome's id says which).
+    #[cfg(feature = "agent")]
     pub(crate) fn refused_record(
         &self,
         outcome: &Outcome,

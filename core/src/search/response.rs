@@ -45,7 +45,7 @@ pub fn rows_from_results(results: &[Value]) -> Result<Vec<SearchRow>, SearchErro
 /// UTF-8, cut to at most `cut` bytes on a character boundary, then `\n`,
 /// `\r`, `\t` as two-character escapes and every other control character
 /// (and line separator or bidirectional control) as `\u{xx}` (lower-case
-/// hex), by [`crate::messages::escape_char`], so the message stays one line.
+/// hex), by [`crate::messages::shown::escape_char`], so the message stays one line.
 pub fn escape_error_body(body: &[u8], cut: usize) -> String {
     let text = String::from_utf8_lossy(body);
     let mut end = text.len().min(cut);
@@ -56,7 +56,7 @@ pub fn escape_error_body(body: &[u8], cut: usize) -> String {
     for c in text[..end].chars() {
         // The one escape every echoed value goes through; writing to a
         // String cannot fail.
-        let _ = crate::messages::escape_char(&mut out, c);
+        let _ = crate::messages::shown::escape_char(&mut out, c);
     }
     out
 }

@@ -34,6 +34,6 @@ pub fn table_diff(data: &[u8]) {
         16 => IpAddr::from(<[u8; 16]>::try_from(data).unwrap()),
         _ => return,
     };
-    let ours = webgate::fuzzing::table_range(ip).map(|r| r.parse::<IpNet>().unwrap());
+    let ours = webgate::internals::fuzzing::table_range(ip).map(|r| r.parse::<IpNet>().unwrap());
     assert_eq!(ours, reference(&expected_table(), ip), "{ip}");
 }

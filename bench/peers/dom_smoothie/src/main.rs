@@ -57,12 +57,8 @@ fn main() {
         let t = Instant::now();
         *chars = 0;
         for html in &pages {
-            let (text, _) = webgate::extract::render_page_as(
-                html,
-                &base,
-                false,
-                webgate::extract::Style::Plain,
-            );
+            let options = webgate::extract::Options::new(false, webgate::extract::Style::Plain);
+            let text = webgate::extract::extract(html, &base, &options).text;
             *chars += text.len();
         }
         t.elapsed().as_secs_f64()

@@ -239,8 +239,8 @@ pub fn extraction(data: &[u8]) {
     let html = String::from_utf8_lossy(data);
     let base = Url::parse("https://a.example/").expect("a URL");
     for raw in [false, true] {
-        let (text, _) =
-            crate::extract::render_page_as(&html, &base, raw, crate::extract::Style::Markdown);
+        let options = crate::extract::Options::new(raw, crate::extract::Style::Markdown);
+        let text = crate::extract::extract(&html, &base, &options).text;
         // Output is a bounded multiple of the input (the rendering's
         // budget is 4x plus 64 KiB; at fuzzing sizes far less is needed).
         assert!(
@@ -320,7 +320,7 @@ pub fn search_response(data: &[u8]) {
     let Ok(rows) = crate::search::rows_from_results(results) else {
         return;
     };
-    let text = crate::messages::SearchOk {
+    let text = crate::messages::text::SearchOk {
         query: "q",
         rows: &rows,
     }

@@ -1,0 +1,56 @@
+//! Not part of the supported API: what the workspace's own crates (the
+//! CLI, the conformance suite, the fuzz targets, the benchmarks and the
+//! core's integration tests) reach below the API a vendor uses. Hidden
+//! from the documentation and from `core/public-api.txt`; it may change
+//! in any release.
+//!
+//! Everything here is a re-export of an item that lives where its concern
+//! does; this file only names what leaves the crate this way.
+
+pub mod fuzzing;
+
+/// The agent layer's parts below [`crate::agent::Toolbox`].
+#[cfg(feature = "agent")]
+pub mod agent {
+    pub use crate::agent::envelope::{unwrap, wrap, TAG_HEX_CHARS};
+}
+
+/// The body pipeline (contract §7, §8).
+pub mod body {
+    pub use crate::body::charset::{decode, decode_owned, encoding_for};
+    pub use crate::body::content_type::MimeType;
+    pub use crate::body::decode::SCRATCH;
+    pub use crate::body::decode::{
+        parse_codings, Body, BodyDecoder, BodyFail, CapMode, Coding, Flow,
+    };
+    pub use crate::body::text::truncate_chars;
+}
+
+/// The texts around results (the golden test holds them).
+pub mod messages {
+    pub use crate::messages::shown::{escape_char, Shown, SHOWN_MAX_CHARS};
+    pub use crate::messages::text::{
+        Action, EnvelopeClose, EnvelopeHeader, EnvelopeOpen, EnvelopeSource, FetchOk, NoResults,
+        PagingMarker, SearchOk, ToolFailure, FETCH_DESCRIPTION, SEARCH_DESCRIPTION,
+    };
+}
+
+/// The search providers by name (hosts build them with
+/// [`crate::search::configure`]).
+#[cfg(feature = "search-providers")]
+pub mod search {
+    pub use crate::search::gateway::Gateway;
+    pub use crate::search::providers::{Brave, Searxng, Tavily};
+}
+
+/// robots.txt (RFC 9309), for hosts that turn it on.
+pub mod robots {
+    pub use crate::policy::robots::{
+        path_of, product_token, RobotsMemo, RobotsTxt, Rules, Unreachable, Verdict, MAX_BYTES,
+    };
+}
+
+/// The redirect-hop rule.
+pub mod redirect {
+    pub use crate::policy::redirect::{is_redirect_status, next_hop, Hop};
+}
