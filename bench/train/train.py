@@ -18,6 +18,16 @@ page of its site), and writes the file. Deterministic: one thread, fixed
 seeds. `--train wcxb,news` fits on those corpora only (web-classics out,
 as the models were before it came).
 
+    python3 bench/train/train.py --check
+
+trains exactly as above and compares what it would write with the models
+in core/src/extract/model_data.rs, byte for byte, leaving that file as it
+was: exit status 1 when they differ (the new file is kept at
+target/extract-training/model_data.rs). `cargo xtask train --check` runs
+it in a virtualenv of its own; CI runs that, so the shipped trees are
+always what this script makes of ../shared/data. No cross-validation is
+printed in that mode.
+
     python3 bench/train/train.py --held-out
 
 then also measures the whole pipeline on pages its models did not see
@@ -41,6 +51,7 @@ lists what was tried, measured and not kept.
 """
 import collections
 import gzip
+import hashlib
 import json
 import os
 import re
@@ -137,6 +148,10 @@ SITES = {}
 # leaves web-classics out, as the models were before it came).
 TRAIN = set(CORPORA)
 
+# `--check`: the models only, no cross-validated figures (the final fits
+# do not depend on them), written beside the shipped file and compared.
+CHECK = False
+
 
 def dump():
     subprocess.run(
@@ -222,6 +237,8 @@ def trained_on(*cols):
 def train_root(truth):
     X, y, pid, ptype = root_rows(truth)
     X, y, ptype, pid = trained_on(X, y, ptype, pid)
+    if CHECK:
+        return fit_ranker(X, y, pid, ROOT_TREES), X
     fo = folds(pid)
     pred = np.zeros(len(y))
     for k in range(5):
@@ -263,6 +280,8 @@ def make_page():
 def train_page():
     X, y, pid, ptype = page_rows()
     X, y, ptype, pid = trained_on(X, y, ptype, pid)
+    if CHECK:
+        return make_page().fit(X, y), X, {}
     fo = folds(pid)
     prob = np.zeros(len(y))
     for k in range(5):
@@ -333,6 +352,8 @@ def train_unit(truth, page_prob):
     words = np.empty(len(toks), dtype=object)
     words[:] = toks
     X, y, w, ptype, toks, pid = trained_on(X, y, w, ptype, words, pid)
+    if CHECK:
+        return make_unit().fit(X, y, sample_weight=w), X
     # A page declaring itself an article twice (JSON-LD, og:type) takes
     # the article rules whatever the classifier says (select.rs).
     Xp, _, pp, _ = page_rows()
@@ -396,7 +417,48 @@ def ensemble(name, model, names, doc):
     return "".join(out)
 
 
-def write(models):
+# The lines of this script whose values decide the trees: the provenance
+# block of model_data.rs quotes them, and `cargo xtask tidy` holds the
+# quote to this file.
+SETTINGS = ("PARAMS = ", "ROOT_TREES, PAGE_TREES, UNIT_TREES = ", "UNIT_LEAVES, UNIT_STEP = ",
+            "ROOT_LEAVES, ROOT_STEP = ", "ARTICLE, KEEP = ")
+DATA = (("wcxb", "wcxb-dev/ground-truth.jsonl.gz"),
+        ("news", "article-extraction-benchmark/ground-truth.json"),
+        ("classics", "web-classics/ground-truth.jsonl.gz"))
+
+
+def provenance():
+    """The provenance block: the trainer, the lines of its settings, the
+    LightGBM version, and each corpus trained on with its page count and
+    the SHA-256 of its reference file (the first 16 hex digits)."""
+    with open(os.path.abspath(__file__), encoding="utf-8") as f:
+        own = f.read().splitlines()
+    settings = [line.split("  #")[0].rstrip() for line in own if line.startswith(SETTINGS)]
+    assert len(settings) == len(SETTINGS), settings
+    with open(os.path.join(OUT, "pages.tsv"), encoding="utf-8") as f:
+        counts = collections.Counter(corpus_of(line.split("\t", 1)[0]) for line in f)
+    corpora = []
+    for corpus, path in DATA:
+        if corpus not in TRAIN:
+            continue
+        with open(os.path.join(SHARED, path), "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()[:16]
+        corpora.append(f'        ("{corpus}", "{path}", {counts[corpus]}, "{digest}"),\n')
+    quoted = "".join(f"        {json.dumps(line)},\n" for line in settings)
+    return ("/// Where these models come from: the trainer, the lines of it that\n"
+            "/// decide the trees (`cargo xtask tidy` holds them to the script), the\n"
+            "/// LightGBM version, and the corpora trained on (name, reference file\n"
+            "/// under `../shared/data`, pages, SHA-256 prefix). `cargo xtask train\n"
+            "/// --check` trains again and compares the trees byte for byte.\n"
+            "#[cfg(test)]\npub const PROVENANCE: Provenance = Provenance {\n"
+            "    trainer: \"bench/train/train.py\",\n"
+            f"    settings: &[\n{quoted}    ],\n"
+            f"    lightgbm: \"{lgb.__version__}\",\n"
+            f"    corpora: &[\n{''.join(corpora)}    ],\n"
+            "};\n\n")
+
+
+def write(models, path=None):
     parts = [
         "//! The selection models of extraction (see `select`), as plain data:\n"
         "//! LightGBM regression trees written by `bench/train/train.py` from the\n"
@@ -405,7 +467,8 @@ def write(models):
         "//! Generated: do not edit by hand; run the trainer again.\n\n"
         "// Numbers are the trainer's, as it wrote them.\n"
         "#![allow(clippy::approx_constant, clippy::excessive_precision)]\n\n"
-        "use super::model::Ensemble;\n\n"
+        "use super::model::Ensemble;\n"
+        "#[cfg(test)]\nuse super::model::Provenance;\n\n"
     ]
     # The features' names as the dump wrote them (a line each: candidates,
     # units, pages): the compiled models carry them, and a test holds them
@@ -414,6 +477,7 @@ def write(models):
         lines = [line.split(",") for line in f.read().splitlines()]
     names_of = {"ROOT": lines[0], "UNIT": lines[1], "PAGE": lines[2]}
     checks = []
+    parts.append(provenance())
     for name, model, X, doc in models:
         assert len(names_of[name]) == X.shape[1], (name, len(names_of[name]), X.shape[1])
         parts.append(ensemble(name, model, names_of[name], doc))
@@ -427,9 +491,10 @@ def write(models):
     for name, x, v in checks:
         parts.append(f"    (\"{name}\", &[{', '.join(repr(float(a)) for a in x)}], {float(v)!r}),\n")
     parts.append("];\n")
-    with open(MODEL, "w", encoding="utf-8") as f:
+    path = path or MODEL
+    with open(path, "w", encoding="utf-8") as f:
         f.write("".join(parts))
-    subprocess.run(["rustfmt", "--edition", "2021", MODEL], check=True)
+    subprocess.run(["rustfmt", "--edition", "2021", path], check=True)
 
 
 def held_out(truth, split, label):
@@ -545,17 +610,36 @@ def which():
     return ["sites", "cross"]
 
 
-def main():
-    truth = truths()
-    SITES.update(sites())
-    args = sys.argv[1:]
-    if "--train" in args:
-        TRAIN.clear()
-        TRAIN.update(args[args.index("--train") + 1].split(","))
-    if any(a in sys.argv[1:] for a in ("--held-out-only", "--sites-only", "--cross-only")):
-        dump()
-        print_held_out(truth, which())
-        return
+def check(truth):
+    """`--check`: trains as `main` does, with the shipped file put back
+    whatever happens (the root model must be compiled in for the second
+    dump), and compares the result with it byte for byte."""
+    with open(MODEL, "rb") as f:
+        shipped = f.read()
+    fresh = os.path.join(OUT, "model_data.rs")
+    try:
+        train(truth, fresh)
+    finally:
+        with open(MODEL, "wb") as f:
+            f.write(shipped)
+    with open(fresh, "rb") as f:
+        made = f.read()
+    if made == shipped:
+        print(f"train --check: {os.path.relpath(MODEL, ROOT)} is what the trainer makes of the data")
+        return 0
+    a, b = shipped.decode().splitlines(), made.decode().splitlines()
+    first = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    print(f"train --check: {os.path.relpath(MODEL, ROOT)} differs from what the trainer makes of the data, "
+          f"first at line {first + 1}:\n  shipped: {a[first] if first < len(a) else '(end)'}\n"
+          f"  trained: {b[first] if first < len(b) else '(end)'}\n"
+          f"the trained file is {fresh}; run `python3 bench/train/train.py` to ship it", file=sys.stderr)
+    return 1
+
+
+def train(truth, path=None):
+    """Trains the three models and writes them to `path` (the shipped
+    file by default); the root model is compiled in between (into the
+    shipped file: the second dump must run with it)."""
     dump()
     root, Xr = train_root(truth)
     # The units and pages of the new root: compile it in (the other two
@@ -576,7 +660,25 @@ def main():
         ("ROOT", root, Xr, "Ranks candidate roots (features: `features::candidates`)."),
         ("PAGE", page, Xp, "Log-odds that a page is an article (features: `features::page`)."),
         ("UNIT", unit, Xu, "Log-odds that a unit is content (features: `features::units`)."),
-    ])
+    ], path)
+
+
+def main():
+    global CHECK
+    truth = truths()
+    SITES.update(sites())
+    args = sys.argv[1:]
+    if "--train" in args:
+        TRAIN.clear()
+        TRAIN.update(args[args.index("--train") + 1].split(","))
+    if any(a in sys.argv[1:] for a in ("--held-out-only", "--sites-only", "--cross-only")):
+        dump()
+        print_held_out(truth, which())
+        return 0
+    if "--check" in args:
+        CHECK = True
+        return check(truth)
+    train(truth)
     print(f"wrote {MODEL}")
     if "--held-out" in sys.argv[1:]:
         print_held_out(truth, which())

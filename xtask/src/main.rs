@@ -3,7 +3,8 @@
 //!
 //! - `ci`: the whole check, the README's test command and what `.ci/run`
 //!   runs after installing tools: fmt, codegen --check, tidy, clippy,
-//!   every test, interop, vendor, the MSRV build and the fuzz smoke run.
+//!   every test, interop, vendor, the MSRV build, train --check and the
+//!   fuzz smoke run.
 //! - `codegen [--check]`: the blocked-address table from `vectors/iana/`.
 //! - `tidy`: house-style checks (also run as a `#[test]`).
 //! - `fuzz [--seconds N] [TARGET…]`: every cargo-fuzz target for N seconds.
@@ -11,6 +12,9 @@
 //! - `conformance [--filter TEXT] [--vectors DIR]`: the vector suite.
 //! - `vendor`: feature sets, the consumer crate, `cargo package`, `cargo
 //!   deny` (what a crate vendoring the core relies on).
+//! - `train [--check]`: extraction's models from `../shared/data`
+//!   (`bench/train/train.py` in a virtualenv of its own); `--check`
+//!   fails when the shipped ones are not what it makes.
 
 #![forbid(unsafe_code)]
 
@@ -38,8 +42,9 @@ commands:
   ci                      the whole check (the README's test command; .ci/run
                           installs the tools, then runs this): fmt --check,
                           codegen --check, tidy, clippy -D warnings, every
-                          test, interop, vendor, the MSRV build, and every
-                          fuzz target for WEBGATE_FUZZ_SECONDS (10) each
+                          test, interop, vendor, the MSRV build, train
+                          --check, and every fuzz target for
+                          WEBGATE_FUZZ_SECONDS (10) each
   codegen [--check]       regenerate core/src/policy/table.rs from vectors/iana/
   tidy                    house-style checks
   fuzz [--seconds N] [T…] run every fuzz target (or the named ones) N seconds
@@ -55,6 +60,10 @@ commands:
                           with the package to install)
   vendor                  the core as a vendor takes it: every feature set,
                           the consumer crate, cargo package, cargo deny
+  train [--check]         train extraction's models from ../shared/data and
+                          write core/src/extract/model_data.rs; --check
+                          compares instead and fails if the shipped models
+                          differ (needs python3 with venv, and PyPI)
 ";
 
 fn main() -> ExitCode {
@@ -68,6 +77,7 @@ fn main() -> ExitCode {
         Some("conformance") => conformance(&args[1..]),
         Some("vendor") => vendor::run_all(),
         Some("interop") => interop(),
+        Some("train") => train(args.iter().any(|a| a == "--check")),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             Ok(())
@@ -150,6 +160,7 @@ fn ci() -> Result<(), String> {
     step("interop", &mut interop)?;
     step("vendor", &mut vendor::run_all)?;
     step("msrv", &mut msrv)?;
+    step("train --check", &mut || train(true))?;
     let seconds = std::env::var("WEBGATE_FUZZ_SECONDS").unwrap_or_else(|_| "10".into());
     step("fuzz smoke", &mut || {
         fuzz(&["--seconds".into(), seconds.clone()])
@@ -163,6 +174,26 @@ fn ci() -> Result<(), String> {
     );
     println!("{summary}");
     Ok(())
+}
+
+/// Extraction's models from `../shared/data` by `bench/train/train.py`,
+/// in a virtualenv under `target/train-venv` with the pinned packages of
+/// `bench/train/requirements.txt` (made on first use and again when the
+/// pins change). With `check`, the shipped models are compared, not
+/// replaced. About four minutes on two cores, most of it the two release
+/// builds and row dumps.
+fn train(check: bool) -> Result<(), String> {
+    let python = venv(
+        "target/train-venv",
+        "bench/train/requirements.txt",
+        "training",
+    )?;
+    let script = root().join("bench/train/train.py").display().to_string();
+    let mut args = vec![script.as_str()];
+    if check {
+        args.push("--check");
+    }
+    run(&python.display().to_string(), &args)
 }
 
 /// webgate against nginx, Apache httpd and unbound on loopback.
@@ -213,11 +244,22 @@ fn msrv() -> Result<(), String> {
 /// (Debian: `python3-venv`) and PyPI; a machine without them fails here,
 /// loudly, rather than skip the session.
 fn mcp_python() -> Result<PathBuf, String> {
+    venv(
+        "target/mcp-python",
+        "cli/tests/mcp_python/requirements.txt",
+        "the MCP client session",
+    )
+}
+
+/// A virtualenv at `dir` (under the workspace root) holding the pinned
+/// packages of `requirements`, made on first use and again when the pins
+/// change; its python. `purpose` names what needs it in a failure.
+fn venv(dir: &str, requirements: &str, purpose: &str) -> Result<PathBuf, String> {
     let root = root();
-    let requirements = root.join("cli/tests/mcp_python/requirements.txt");
+    let requirements = root.join(requirements);
     let pins = std::fs::read_to_string(&requirements)
         .map_err(|e| format!("{}: {e}", requirements.display()))?;
-    let venv = root.join("target/mcp-python");
+    let venv = root.join(dir);
     let python = venv.join("bin/python");
     let stamp = venv.join("requirements.txt");
     if python.exists() && std::fs::read_to_string(&stamp).ok().as_deref() == Some(pins.as_str()) {
@@ -226,7 +268,7 @@ fn mcp_python() -> Result<PathBuf, String> {
     let _ = std::fs::remove_dir_all(&venv);
     let venv_s = venv.display().to_string();
     run("python3", &["-m", "venv", &venv_s])
-        .map_err(|e| format!("{e} (the MCP client session needs python3 with venv)"))?;
+        .map_err(|e| format!("{e} ({purpose} needs python3 with venv)"))?;
     let req_s = requirements.display().to_string();
     run(
         &python.display().to_string(),

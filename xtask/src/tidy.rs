@@ -11,7 +11,10 @@
 //!   folder is present (it is in the project's CI);
 //! - licence files ship at the top and in the vendored crate;
 //! - no import circle among the core's modules or a folder's files
-//!   (`layers`).
+//!   (`layers`);
+//! - the provenance of extraction's compiled models quotes the trainer's
+//!   settings and LightGBM pin as they stand (`cargo xtask train --check`
+//!   compares the trees themselves).
 
 use std::path::{Path, PathBuf};
 
@@ -118,6 +121,7 @@ pub fn check(root: &Path) -> Vec<String> {
     problems.extend(crate::layers::circles(root));
     problems.extend(message_texts_once(root, &files));
     problems.extend(spec_copies(root));
+    problems.extend(model_provenance(root));
     for l in [
         "LICENSE-MIT",
         "LICENSE-APACHE",
@@ -127,6 +131,78 @@ pub fn check(root: &Path) -> Vec<String> {
         if !root.join(l).is_file() {
             problems.push(format!("{l} is missing"));
         }
+    }
+    problems
+}
+
+/// `model_data.rs`'s `PROVENANCE` against what it names: its trainer
+/// exists, each quoted settings line is a line of the trainer (before its
+/// comment), and its LightGBM version is the one the trainer's
+/// requirements pin. Changing a setting without training again fails
+/// here, before the slower `train --check` would.
+fn model_provenance(root: &Path) -> Vec<String> {
+    let model = "core/src/extract/model_data.rs";
+    let Ok(text) = std::fs::read_to_string(root.join(model)) else {
+        return vec![format!("{model} is missing")];
+    };
+    let field = |name: &str| -> Option<String> {
+        let line = text.lines().find(|l| l.trim_start().starts_with(name))?;
+        let v = line.split_once('"')?.1.rsplit_once('"')?.0;
+        Some(v.to_string())
+    };
+    let (Some(trainer), Some(lightgbm)) = (field("trainer: "), field("lightgbm: ")) else {
+        return vec![format!(
+            "{model}: no PROVENANCE with its trainer and LightGBM version"
+        )];
+    };
+    let Ok(script) = std::fs::read_to_string(root.join(&trainer)) else {
+        return vec![format!("{model}: its trainer {trainer} is missing")];
+    };
+    let mut problems = Vec::new();
+    let own: Vec<&str> = script
+        .lines()
+        .map(|l| l.split("  #").next().unwrap_or(l).trim_end())
+        .collect();
+    let settings: Vec<String> = text
+        .split("settings: &[")
+        .nth(1)
+        .and_then(|rest| rest.split("],").next())
+        .map(|block| {
+            block
+                .lines()
+                .filter_map(|l| {
+                    let l = l.trim().strip_suffix(',')?;
+                    Some(
+                        l.strip_prefix('"')?
+                            .strip_suffix('"')?
+                            .replace("\\\"", "\""),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if settings.is_empty() {
+        problems.push(format!("{model}: PROVENANCE quotes no settings"));
+    }
+    for line in &settings {
+        if !own.contains(&line.as_str()) {
+            problems.push(format!(
+                "{model}: the models were trained with `{line}`, which is no longer a line of \
+                 {trainer}: train again (`cargo xtask train`)"
+            ));
+        }
+    }
+    let requirements = Path::new(&trainer).with_file_name("requirements.txt");
+    let pinned = std::fs::read_to_string(root.join(&requirements))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("lightgbm==").map(str::to_string));
+    if pinned.as_deref() != Some(lightgbm.as_str()) {
+        problems.push(format!(
+            "{model}: trained with LightGBM {lightgbm}, but {} pins {:?}",
+            requirements.display(),
+            pinned
+        ));
     }
     problems
 }

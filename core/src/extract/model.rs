@@ -15,6 +15,21 @@ pub struct Ensemble {
     pub trees: &'static [u16],
 }
 
+/// Where the compiled models come from (`model_data::PROVENANCE`): read
+/// by the tests and by people, never at run time.
+#[cfg(test)]
+pub struct Provenance {
+    /// The script that wrote them.
+    pub trainer: &'static str,
+    /// The script's lines whose values decide the trees, as they stood.
+    pub settings: &'static [&'static str],
+    /// The LightGBM version that fitted them.
+    pub lightgbm: &'static str,
+    /// Each corpus trained on: name, reference file under `../shared/data`,
+    /// pages, the first 16 hex digits of the file's SHA-256.
+    pub corpora: &'static [(&'static str, &'static str, usize, &'static str)],
+}
+
 impl Ensemble {
     /// The raw score of one row (a log-odds for a classifier, a rank
     /// score for a ranker).

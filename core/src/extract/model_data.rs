@@ -8,6 +8,46 @@
 #![allow(clippy::approx_constant, clippy::excessive_precision)]
 
 use super::model::Ensemble;
+#[cfg(test)]
+use super::model::Provenance;
+
+/// Where these models come from: the trainer, the lines of it that
+/// decide the trees (`cargo xtask tidy` holds them to the script), the
+/// LightGBM version, and the corpora trained on (name, reference file
+/// under `../shared/data`, pages, SHA-256 prefix). `cargo xtask train
+/// --check` trains again and compares the trees byte for byte.
+#[cfg(test)]
+pub const PROVENANCE: Provenance = Provenance {
+    trainer: "bench/train/train.py",
+    settings: &[
+        "PARAMS = dict(learning_rate=0.05, verbose=-1, n_jobs=1, deterministic=True, seed=7)",
+        "ROOT_TREES, PAGE_TREES, UNIT_TREES = 100, 150, 80",
+        "UNIT_LEAVES, UNIT_STEP = 16, 0.075",
+        "ROOT_LEAVES, ROOT_STEP = 16, 0.1",
+        "ARTICLE, KEEP = 0.7, 0.4",
+    ],
+    lightgbm: "4.7.0",
+    corpora: &[
+        (
+            "wcxb",
+            "wcxb-dev/ground-truth.jsonl.gz",
+            1497,
+            "7cbc933e1cdff49e",
+        ),
+        (
+            "news",
+            "article-extraction-benchmark/ground-truth.json",
+            181,
+            "512e9a9498912047",
+        ),
+        (
+            "classics",
+            "web-classics/ground-truth.jsonl.gz",
+            1423,
+            "0619957b2ac75bb1",
+        ),
+    ],
+};
 
 /// Ranks candidate roots (features: `features::candidates`).
 pub static ROOT: Ensemble = Ensemble {

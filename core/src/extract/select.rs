@@ -434,6 +434,31 @@ mod tests {
         }
     }
 
+    /// The models say where they come from: the trainer, the settings it
+    /// ran with (tidy holds them to the script), the thresholds this file
+    /// applies among them, and corpora with pages and a digest each.
+    #[test]
+    fn the_models_carry_their_provenance() {
+        let p = &super::super::model_data::PROVENANCE;
+        assert_eq!(p.trainer, "bench/train/train.py");
+        assert!(
+            p.settings.iter().any(|l| l.contains("seed=")),
+            "{:?}",
+            p.settings
+        );
+        let thresholds = format!("ARTICLE, KEEP = {ARTICLE:?}, {KEEP:?}");
+        assert!(p.settings.contains(&thresholds.as_str()), "{thresholds}");
+        assert!(!p.lightgbm.is_empty());
+        assert!(!p.corpora.is_empty());
+        for (name, file, pages, digest) in p.corpora {
+            assert!(
+                !name.is_empty() && file.contains('/') && *pages > 0,
+                "{name}"
+            );
+            assert!(digest.len() == 16 && digest.bytes().all(|b| b.is_ascii_hexdigit()));
+        }
+    }
+
     #[test]
     fn compiled_trees_agree_with_the_trainer() {
         for (model, x, want) in super::super::model_data::CHECKS {
