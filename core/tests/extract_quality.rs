@@ -37,9 +37,9 @@ const NEWS_F1: f64 = 0.972;
 
 /// The WCXB sample's F1 (bag of words) overall and per page type, on the
 /// text and on the markdown as printed (what a model reads), now: overall
-/// 0.826 / 0.760; article 0.939 / 0.913, collection 0.778 / 0.672,
-/// documentation 0.960 / 0.885, forum 0.790 / 0.746, listing 0.742 /
-/// 0.599, product 0.686 / 0.655, service 0.885 / 0.853.
+/// 0.825 / 0.760; article 0.939 / 0.913, collection 0.777 / 0.672,
+/// documentation 0.959 / 0.885, forum 0.792 / 0.747, listing 0.740 /
+/// 0.597, product 0.683 / 0.653, service 0.882 / 0.850.
 ///
 /// Lowered on purpose, each time with the reason: listing, for the
 /// JSON-LD, review and hidden-wrapper signals; forum, for the rule that a
@@ -52,25 +52,32 @@ const NEWS_F1: f64 = 0.972;
 /// from, and a model fitted to more kinds of pages fits these less (the
 /// sample's product 0.729 -> 0.686, listing 0.771 -> 0.742), while on
 /// pages the models never saw WCXB holds (held out by site 0.859 ->
-/// 0.860) and web-classics gains (0.924 -> 0.936). The floors guard
+/// 0.860) and web-classics gains (0.924 -> 0.936); and by a hair
+/// (0.001 to 0.003) when the training rows came to take inference's own
+/// path (`select::plan`: the unit rows of the root the unit model reads,
+/// not of the ranker's first choice), retrained: held out by site
+/// nothing moved (WCXB 0.860, news 0.959, web-classics 0.936; collection
+/// +0.004, listing and service -0.003), in sample WCXB 0.878 -> 0.877.
+/// The floors guard
 /// against regressions; what the models do on pages they never saw is the
 /// trainer's held-out figure (`bench/train/train.py --held-out`, in
 /// BENCHMARKS.md).
-const WCXB_F1: (f64, f64) = (0.825, 0.759);
+const WCXB_F1: (f64, f64) = (0.824, 0.759);
 const WCXB_TYPES: [(&str, f64, f64); 7] = [
     ("article", 0.938, 0.912),
-    ("collection", 0.777, 0.671),
-    ("documentation", 0.959, 0.884),
+    ("collection", 0.776, 0.671),
+    ("documentation", 0.958, 0.884),
     ("forum", 0.789, 0.745),
-    ("listing", 0.741, 0.598),
-    ("product", 0.685, 0.654),
-    ("service", 0.884, 0.852),
+    ("listing", 0.739, 0.596),
+    ("product", 0.682, 0.652),
+    ("service", 0.881, 0.849),
 ];
 
 /// The share of the sample's pages with a reference title whose output
-/// shows it in its first 600 characters: 0.850 now (0.26 before the title
-/// line).
-const WCXB_TITLES: f64 = 0.849;
+/// shows it in its first 600 characters: 0.864 now (0.850 before a
+/// heading had to say most of the title's words to stand for it, 0.26
+/// before the title line).
+const WCXB_TITLES: f64 = 0.863;
 
 #[test]
 fn news_articles_keep_their_f1() {

@@ -331,8 +331,10 @@ pub(crate) fn parse_only(html: &str) -> usize {
 /// model's root its features and text; the page's features.
 pub(crate) fn training_rows(html: &str, base: &Url) -> TrainingRows {
     let doc = dom::Doc::parse(html);
-    let f = features::Figures::of(&doc);
-    let candidates = features::candidates(&doc, &f)
+    // The path `select::choose` takes: the same candidates, the same
+    // page row, the units of the same root.
+    let plan = select::plan(&doc, base);
+    let candidates = features::candidates(&doc, &plan.figures)
         .into_iter()
         .map(|(id, x)| {
             let text = render::render(
@@ -347,14 +349,19 @@ pub(crate) fn training_rows(html: &str, base: &Url) -> TrainingRows {
             (x.to_vec(), text)
         })
         .collect();
-    let root = select::root(&doc, &f);
+    let root = plan.units_root;
     let rules = prune::Pruner::new(&doc);
-    let page = features::page(&doc, &f, base, root);
     let mut rows = Vec::new();
-    features::units(&doc, root, &rules, features::unit_context(&page), |u| {
-        rows.push((u.id, u.x.to_vec()));
-        rows.len() < select::MAX_SCORED
-    });
+    features::units(
+        &doc,
+        root,
+        &rules,
+        features::unit_context(&plan.page),
+        |u| {
+            rows.push((u.id, u.x.to_vec()));
+            rows.len() < select::MAX_SCORED
+        },
+    );
     let mut texts: std::collections::HashMap<dom::Id, String> = Default::default();
     features::text_units(&doc, root, |t, u| {
         if let dom::Kind::Text(s) = &doc.nodes[t].kind {
@@ -370,7 +377,7 @@ pub(crate) fn training_rows(html: &str, base: &Url) -> TrainingRows {
     TrainingRows {
         candidates,
         units,
-        page: page.values().to_vec(),
+        page: plan.page.values().to_vec(),
     }
 }
 

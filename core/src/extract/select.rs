@@ -74,11 +74,44 @@ pub struct Comments {
     pub after: Vec<Id>,
 }
 
-/// The model's root: the candidate ranked first (the body when there is
-/// nothing else), never one inside a window over the page or the site's
-/// furniture.
-pub fn root(doc: &Doc, f: &Figures) -> Id {
-    root_outside(doc, f, &off_limits(doc).root)
+/// What [`choose`] reads before it decides anything about units, and
+/// what the training rows are made from (`training_rows` in `mod.rs`):
+/// one path, so that the models learn from the very rows they score.
+pub struct Plan {
+    /// The page's figures (every candidate's row reads them).
+    pub figures: Figures,
+    off: OffLimits,
+    /// The candidate the ranker put first, never one inside a window over
+    /// the page or the site's furniture (the body when there is nothing
+    /// else).
+    pub ranked: Id,
+    /// The page's row, read by the page model and, in part, by every
+    /// unit's.
+    pub page: features::PageRow,
+    /// The root whose units the unit model scores when the page is not
+    /// an article: the ranked root widened to its run of posts
+    /// ([`run_around`]), or, on a page that declares a discussion, with
+    /// the replies after it ([`replies_after`]).
+    pub units_root: Id,
+}
+
+/// The [`Plan`] for `doc`, found at `url`.
+pub fn plan(doc: &Doc, url: &url::Url) -> Plan {
+    let figures = Figures::of(doc);
+    let off = off_limits(doc);
+    let ranked = root_outside(doc, &figures, &off.root);
+    let page = features::page(doc, &figures, url, ranked);
+    let mut units_root = run_around(doc, ranked, &off.root);
+    if units_root == ranked && features::declares_discussion(&page) {
+        units_root = replies_after(doc, ranked, &off.root);
+    }
+    Plan {
+        figures,
+        off,
+        ranked,
+        page,
+        units_root,
+    }
 }
 
 fn root_outside(doc: &Doc, f: &Figures, off: &[bool]) -> Id {
@@ -336,10 +369,13 @@ fn off_limits(doc: &Doc) -> OffLimits {
 
 /// The three decisions for `doc`, found at `url`.
 pub fn choose(doc: &Doc, url: &url::Url, rules: &Pruner) -> Choice {
-    let f = Figures::of(doc);
-    let off = off_limits(doc);
-    let root = root_outside(doc, &f, &off.root);
-    let page = features::page(doc, &f, url, root);
+    let Plan {
+        off,
+        ranked: root,
+        page,
+        units_root,
+        ..
+    } = plan(doc, url);
     // Reader comments are not the page's text, unless the page says it
     // is a discussion, its host is a forum, or they are most of what the
     // root holds (see `comments`).
@@ -372,11 +408,7 @@ pub fn choose(doc: &Doc, url: &url::Url, rules: &Pruner) -> Choice {
             comments: comments_in(root),
         };
     }
-    let ranked = root;
-    let mut root = run_around(doc, root, &off.root);
-    if root == ranked && features::declares_discussion(&page) {
-        root = replies_after(doc, root, &off.root);
-    }
+    let root = units_root;
     let comments = comments_in(root);
     let n = doc.nodes.len();
     let (mut dropped, mut own_text) = (vec![false; n], vec![false; n]);
@@ -564,7 +596,11 @@ mod tests {
         let doc = Doc::parse(&format!("<body><div id=thread>{posts}</div></body>"));
         let f = Figures::of(&doc);
         let post = doc.with_id("p7");
-        assert_ne!(root(&doc, &f), post, "the ranker alone takes the thread");
+        assert_ne!(
+            root_outside(&doc, &f, &off_limits(&doc).root),
+            post,
+            "the ranker alone takes the thread"
+        );
         let mut off = vec![true; doc.nodes.len()];
         off[post] = false;
         assert_eq!(root_outside(&doc, &f, &off), post);
@@ -648,7 +684,7 @@ mod tests {
             story(1, 6)
         );
         let doc = Doc::parse(&html);
-        let ranked = root(&doc, &Figures::of(&doc));
+        let ranked = plan(&doc, &url::Url::parse("https://news.example/").unwrap()).ranked;
         let off = off_limits(&doc).root;
         assert_ne!(
             run_around(&doc, ranked, &off),
@@ -660,6 +696,41 @@ mod tests {
             Choice::Article { root: r, .. } => assert_eq!(r, ranked),
             Choice::Other { .. } => panic!("a page declaring an article twice is one"),
         }
+    }
+
+    /// The training rows are the rows inference scores: on a run of
+    /// stories the unit rows come from the run (`Plan::units_root`), as
+    /// `choose` reads them on a page that is not an article, not from
+    /// the one story the ranker put first.
+    #[test]
+    fn training_rows_read_the_units_inference_scores() {
+        let para = "The council voted on Tuesday to close the old bridge to traffic. ";
+        let story = |i: usize, n: usize| {
+            format!(
+                "<article class=story><header class=head><h1>Story {i}</h1></header>\
+                 <div class=text>{}</div><footer>Share</footer></article>",
+                (0..n)
+                    .map(|_| format!("<p>{}</p>", para.repeat(3)))
+                    .collect::<String>()
+            )
+        };
+        let html = format!(
+            "<body><main><div class=feed>{}{}</div></main></body>",
+            story(0, 12),
+            story(1, 6)
+        );
+        let url = url::Url::parse("https://news.example/feed").unwrap();
+        let doc = Doc::parse(&html);
+        let p = plan(&doc, &url);
+        assert_ne!(
+            p.units_root, p.ranked,
+            "the ranker's root is one story of a run"
+        );
+        let rows = super::super::training_rows(&html, &url);
+        assert!(
+            rows.units.iter().any(|(_, t)| t.contains("Story 1")),
+            "the run's units, not only the ranked story's"
+        );
     }
 
     /// A question gives way to the parent it shares with the answers

@@ -5,14 +5,24 @@
 //! body and extraction may leave it out. So the text starts with one
 //! title line, chosen from what the page says of itself:
 //!
-//! 1. the main heading, when it is the title: an `<h1>` whose words are
-//!    mostly those of the `<title>` or `og:title` (at least half of the
-//!    shorter one's), and which is not the site's name (a logo set as the
-//!    page's first `<h1>`); of several, the one that agrees most;
+//! 1. the main heading, when it is the title: an `<h1>` that says most
+//!    of what the `<title>` or `og:title` says without the site's name
+//!    (at least half of the shorter one's words are in the other, and at
+//!    least half of the title's words in the heading: a section's label
+//!    such as "Reviews" under "Reviews of our yoga classes" is not the
+//!    title), and which is not the site's name (a logo set as the page's
+//!    first `<h1>`); of several, the one that agrees most;
 //! 2. else `og:title`, without a segment that names the site;
 //! 3. else the JSON-LD `headline` (or the `name` of the article, product,
 //!    page, … it describes);
 //! 4. else the `<title>`, without its site-name segment.
+//!
+//! Measured on the WCXB development split (pages whose reference has a
+//! title): the heading's share of the title's words, the second test of
+//! rule 1, took the title shown from 87.2% to 88.9% (service 67% to 72%,
+//! collection 79% to 85%, listing 85% to 90%) with F1 unchanged; asking
+//! for 70% or 90% of the words instead moves articles down more than it
+//! moves services up (88.8%, 88.2%).
 //!
 //! What decides is the page, never the words of its URL; the only use of
 //! the URL is to recognise the site's name in a title segment. The line
@@ -68,6 +78,17 @@ fn agreement(a: &[String], b: &[String]) -> f64 {
     }
     let shared = short.iter().filter(|w| long.contains(w)).count();
     shared as f64 / short.len() as f64
+}
+
+/// The share of `title`'s distinct words found in `heading`.
+fn coverage(title: &[String], heading: &[String]) -> f64 {
+    let mut t: Vec<&String> = title.iter().collect();
+    t.sort();
+    t.dedup();
+    if t.is_empty() {
+        return 0.0;
+    }
+    t.iter().filter(|w| heading.contains(w)).count() as f64 / t.len() as f64
 }
 
 /// The separators between a title's segments (`Headline | Site`).
@@ -226,11 +247,14 @@ pub fn title(doc: &Doc, base: &Url) -> Option<String> {
     let usable = |t: &String| !t.is_empty() && t.chars().count() <= TITLE_LINE;
     let page_title = Some(one_line(&doc.title)).filter(usable);
     let og = og.filter(usable);
-    // The main heading, when it agrees with what the page calls itself.
+    // The main heading, when it agrees with what the page calls itself
+    // (without the site's name): most of the shorter's words in the
+    // other, and most of the title's words in the heading.
     let refs: Vec<Vec<String>> = [page_title.as_deref(), og.as_deref()]
         .into_iter()
         .flatten()
-        .map(words)
+        .map(|t| words(&site.strip(t)))
+        .filter(|w| !w.is_empty())
         .collect();
     // A heading that is a segment of the title other than its first, or
     // that names the site, is the site's name set as a heading.
@@ -247,7 +271,10 @@ pub fn title(doc: &Doc, base: &Url) -> Option<String> {
             continue;
         }
         let w = words(&h);
-        let score = refs.iter().map(|r| agreement(&w, r)).fold(0.0, f64::max);
+        let score = refs
+            .iter()
+            .map(|r| agreement(&w, r).min(coverage(r, &w)))
+            .fold(0.0, f64::max);
         if score >= 0.5 && best.as_ref().is_none_or(|(s, _)| score > *s) {
             best = Some((score, h));
         }
@@ -347,6 +374,20 @@ mod tests {
         assert_eq!(
             t("<title>X</title><meta property=og:title content='The real headline'><h1>Welcome</h1>", base).as_deref(),
             Some("The real headline")
+        );
+        // An h1 that says only part of the title (a section's label) is
+        // not the title: the page's title is, without the site's name.
+        assert_eq!(
+            t("<title>Reviews of our yoga classes and retreats | Yoga Loft</title><h1>Reviews</h1>", base).as_deref(),
+            Some("Reviews of our yoga classes and retreats")
+        );
+        assert_eq!(
+            t(
+                "<title>Shop Furniture Online | Example</title><h1>Furniture</h1>",
+                base
+            )
+            .as_deref(),
+            Some("Shop Furniture Online")
         );
         // Of several that agree, the one that agrees most.
         assert_eq!(

@@ -72,7 +72,6 @@ pub use candidate::CandidateRow;
 pub use candidate::{candidates, CANDIDATE_FEATURES};
 pub use figures::Figures;
 pub use json_ld::declared_headline;
-#[cfg(test)]
 pub use page::PageRow;
 pub use page::{declares_article, declares_discussion, page, unit_context, PAGE_FEATURES};
 #[cfg(test)]
