@@ -33,6 +33,13 @@ struct Section {
 const ALL: [&str; 4] = ["table", "body", "fetch", "extract"];
 
 pub fn run(args: &[String]) -> Result<(), String> {
+    // `--update NAME…`: rerun those benchmarks and put their sections in
+    // place in BENCHMARKS.md, the others as they were.
+    let update = args.first().is_some_and(|a| a == "--update");
+    let args = if update { &args[1..] } else { args };
+    if update && args.is_empty() {
+        return Err("--update needs the benchmarks to rerun".into());
+    }
     let names: Vec<&str> = if args.is_empty() {
         ALL.to_vec()
     } else {
@@ -72,12 +79,52 @@ pub fn run(args: &[String]) -> Result<(), String> {
             }
         }
     }
+    let path = root().join("BENCHMARKS.md");
     if args.is_empty() {
-        let path = root().join("BENCHMARKS.md");
         std::fs::write(&path, report(&sections)).map_err(|e| e.to_string())?;
         eprintln!("wrote {}", path.display());
+    } else if update {
+        let old = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+        std::fs::write(&path, splice(&old, &sections, &names)?).map_err(|e| e.to_string())?;
+        eprintln!("updated {}", path.display());
     }
     Ok(())
+}
+
+/// `report` with `sections` in place of the sections of the same titles,
+/// and a header line that says which were rerun, when, at which commit.
+fn splice(report: &str, sections: &[Section], names: &[&str]) -> Result<String, String> {
+    let mut out = report.to_string();
+    for s in sections {
+        let head = format!("## {}\n", s.title);
+        let start = out
+            .find(&head)
+            .ok_or_else(|| format!("BENCHMARKS.md has no section {:?}", s.title))?;
+        let end = out[start + head.len()..]
+            .find("\n## ")
+            .map_or(out.len(), |i| start + head.len() + i + 1);
+        let new = format!(
+            "## {}\n\n`{}`\n\n```text\n{}```\n\n",
+            s.title, s.command, s.output
+        );
+        out.replace_range(start..end, &new);
+    }
+    let git = Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    let date = Command::new("date")
+        .args(["-u", "+%Y-%m-%d %H:%M UTC"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    let note = format!("- Rerun at {git} ({date}): {}\n", names.join(", "));
+    let at = out
+        .find("\n\n## ")
+        .ok_or("BENCHMARKS.md has no sections")?;
+    out.insert_str(at + 1, &note);
+    Ok(out)
 }
 
 fn step(program: &str, args: &[&str]) -> Result<(), String> {

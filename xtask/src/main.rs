@@ -8,7 +8,8 @@
 //! - `codegen [--check]`: the blocked-address table from `vectors/iana/`.
 //! - `tidy`: house-style checks (also run as a `#[test]`).
 //! - `fuzz [--seconds N] [TARGET…]`: every cargo-fuzz target for N seconds.
-//! - `bench [NAME…]`: the benchmarks (all of them: `BENCHMARKS.md`).
+//! - `bench [--update] [NAME…]`: the benchmarks (all of them:
+//!   `BENCHMARKS.md`; `--update` reruns the named ones' sections there).
 //! - `conformance [--filter TEXT] [--vectors DIR]`: the vector suite.
 //! - `vendor`: feature sets, the consumer crate, `cargo package`, `cargo
 //!   deny` (what a crate vendoring the core relies on).
@@ -49,8 +50,11 @@ commands:
   tidy                    house-style checks
   fuzz [--seconds N] [T…] run every fuzz target (or the named ones) N seconds
                           each (default 60), then replay fuzz/regressions/
-  bench [NAME…]           run the benchmarks (table, body, fetch, extract);
-                          with no name, all of them, written to BENCHMARKS.md
+  bench [--update] [NAME…]
+                          run the benchmarks (table, body, fetch, extract);
+                          with no name, all of them, written to BENCHMARKS.md;
+                          --update puts the named ones' sections in place
+                          there
   conformance [--filter TEXT] [--vectors DIR]
                           replay every vector on the simulated network;
                           one line per vector, every failure in full, then
