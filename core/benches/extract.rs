@@ -23,8 +23,7 @@
 //! Speed: single-threaded extraction over all pages against html5ever
 //! parsing alone of the same pages, in the same run, per set.
 
-#[path = "../tests/support/scoring.rs"]
-mod scoring;
+use webgate_scoring as scoring;
 
 use std::collections::{BTreeMap, HashMap};
 use std::hint::black_box;

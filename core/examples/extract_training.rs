@@ -10,8 +10,7 @@
 //! type, comma-separated features, then (candidates and units) the text;
 //! and `features.txt`, the feature names of each, a line each.
 
-#[path = "../tests/support/scoring.rs"]
-mod scoring;
+use webgate_scoring as scoring;
 
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};

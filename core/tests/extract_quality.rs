@@ -8,8 +8,7 @@
 //! extraction improves; a change that lowers one is a trade to make on
 //! purpose, and the whole-set figures in BENCHMARKS.md say what it cost.
 
-#[path = "support/scoring.rs"]
-mod scoring;
+use webgate_scoring as scoring;
 
 use std::collections::{BTreeMap, HashMap};
 

@@ -5,8 +5,6 @@
 
 use std::path::Path;
 
-mod support;
-
 fn replay(target: &str, check: fn(&[u8])) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz");
     let mut n = 0;
@@ -53,7 +51,7 @@ fn search_args() {
 
 #[test]
 fn table_diff() {
-    replay("table_diff", support::table_diff);
+    replay("table_diff", webgate::internals::fuzzing::table_diff);
 }
 
 #[test]

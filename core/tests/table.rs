@@ -88,6 +88,15 @@ proptest! {
         }
     }
 
+    /// The fuzz property's reference (std only, in the core) agrees with
+    /// this one (ipnet's `contains`): two scans, one answer.
+    #[test]
+    fn the_fuzz_reference_is_this_one(ip in any_ip()) {
+        let theirs = webgate::internals::fuzzing::reference_range(ip);
+        let ours = reference(&expected_table(), ip).map(|n| (n.addr(), n.prefix_len()));
+        prop_assert_eq!(theirs, ours, "{}", ip);
+    }
+
     /// Every address inside a range is blocked; the neighbours just outside
     /// are allowed unless another range holds them.
     #[test]

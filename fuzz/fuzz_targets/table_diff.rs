@@ -1,3 +1,3 @@
-//! Fuzz target: the compiled table against the ipnet linear-scan reference.
+//! Fuzz target: see `webgate::internals::fuzzing::table_diff` for the property.
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| webgate_fuzz::table_diff(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| webgate::internals::fuzzing::table_diff(data));

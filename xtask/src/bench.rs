@@ -120,9 +120,7 @@ fn splice(report: &str, sections: &[Section], names: &[&str]) -> Result<String, 
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default();
     let note = format!("- Rerun at {git} ({date}): {}\n", names.join(", "));
-    let at = out
-        .find("\n\n## ")
-        .ok_or("BENCHMARKS.md has no sections")?;
+    let at = out.find("\n\n## ").ok_or("BENCHMARKS.md has no sections")?;
     out.insert_str(at + 1, &note);
     Ok(out)
 }

@@ -88,6 +88,51 @@ pub fn table_range(ip: std::net::IpAddr) -> Option<String> {
     }
 }
 
+/// The table property (fuzz target `table_diff`): bytes as an address
+/// (4 bytes IPv4, 16 bytes IPv6, other lengths ignored), judged by the
+/// compiled table and by [`reference_range`]; both name the same range or
+/// both allow the address.
+pub fn table_diff(data: &[u8]) {
+    let ip = match data.len() {
+        4 => std::net::IpAddr::from(<[u8; 4]>::try_from(data).unwrap()),
+        16 => std::net::IpAddr::from(<[u8; 16]>::try_from(data).unwrap()),
+        _ => return,
+    };
+    let ours = table_range(ip).map(|r| cidr(&r).unwrap_or_else(|| panic!("{r}: not a range")));
+    assert_eq!(ours, reference_range(ip), "{ip}");
+}
+
+/// The obviously correct reference for the blocked table: a linear scan
+/// of the contract's table as data (`vectors/iana/expected-table.txt`)
+/// for the longest range holding `ip`, as (network, prefix length).
+pub fn reference_range(ip: std::net::IpAddr) -> Option<(std::net::IpAddr, u8)> {
+    const TABLE: &str = include_str!("../../vectors/iana/expected-table.txt");
+    TABLE
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| cidr(l).unwrap_or_else(|| panic!("{l}: not a range")))
+        .filter(|&(net, len)| holds(net, len, ip))
+        .max_by_key(|&(_, len)| len)
+}
+
+/// `a.b.c.d/n` or `x:…/n` as (network, prefix length).
+fn cidr(s: &str) -> Option<(std::net::IpAddr, u8)> {
+    let (addr, len) = s.trim().split_once('/')?;
+    Some((addr.parse().ok()?, len.parse().ok()?))
+}
+
+/// Whether `net/len` holds `ip` (same family, the first `len` bits equal).
+fn holds(net: std::net::IpAddr, len: u8, ip: std::net::IpAddr) -> bool {
+    use std::net::IpAddr::{V4, V6};
+    let (net, ip, bits) = match (net, ip) {
+        (V4(n), V4(i)) => (u128::from(u32::from(n)), u128::from(u32::from(i)), 32),
+        (V6(n), V6(i)) => (u128::from(n), u128::from(i), 128),
+        _ => return false,
+    };
+    let len = u32::from(len);
+    len <= bits && (len == 0 || (net ^ ip) >> (bits - len) == 0)
+}
+
 /// The deepest element extraction's tree keeps.
 pub const MAX_TREE_DEPTH: usize = crate::extract::MAX_TREE_DEPTH;
 

@@ -1,12 +1,14 @@
-//! The two public extraction benchmarks, loaded and scored in process:
+//! The public extraction benchmarks, loaded and scored in process:
 //! the article-extraction benchmark (181 news pages, 4-token shingles,
 //! `../shared/tools/score_extraction.py`) and the WCXB development split
 //! (1,497 pages of seven types, bag of words, `../shared/tools/
-//! score_wcxb.py`). Shared by the extraction benchmark and the quality
-//! floor test (`tests/extract_quality.rs`), so that both read the same
-//! figures the reference scripts print.
+//! score_wcxb.py`), and web-classics in WCXB's shape. Shared by the
+//! core's extraction benchmark, its quality floor test and the trainer's
+//! row dump (`core/examples/extract_training.rs`), so that all read the
+//! same figures the reference scripts print. A crate of the workspace,
+//! never published: the core takes it as a dev-dependency by path.
 
-#![allow(dead_code)]
+#![forbid(unsafe_code)]
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Read};
@@ -17,19 +19,17 @@ use serde_json::Value;
 /// The stratified samples of both benchmarks committed under
 /// `bench/quality/` (see its README): what the floor test reads, so that
 /// it runs on any clone.
-#[allow(dead_code)]
 pub fn quality_data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../bench/quality")
+        .join("../quality")
         .join(name)
 }
 
 /// `../shared/data/<name>` beside the workspace: the whole benchmarks,
 /// for the benchmark and the trainer.
-#[allow(dead_code)]
 pub fn shared_data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/data")
+        .join("../../../shared/data")
         .join(name)
 }
 
