@@ -367,15 +367,14 @@ impl Fetcher {
     }
 }
 
-#[cfg(test)]
+// Built with ring only: a build without it has no crypto provider here.
+#[cfg(all(test, feature = "ring"))]
 mod tests {
     use super::*;
 
     fn assert_send<T: Send>(_: &T) {}
 
     /// Hosts spawn calls on multi-threaded runtimes: the futures must be Send.
-    /// (Built with ring: a build without it has no crypto provider here.)
-    #[cfg(feature = "ring")]
     #[test]
     fn futures_are_send() {
         let f = Fetcher::builder()
