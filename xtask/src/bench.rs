@@ -120,6 +120,12 @@ fn splice(report: &str, sections: &[Section], names: &[&str]) -> Result<String, 
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default();
     let note = format!("- Rerun at {git} ({date}): {}\n", names.join(", "));
+    // An earlier rerun of the same sections is superseded.
+    let suffix = format!("): {}", names.join(", "));
+    let mut out: String = out
+        .split_inclusive('\n')
+        .filter(|l| !(l.starts_with("- Rerun at ") && l.trim_end().ends_with(&suffix)))
+        .collect();
     let at = out.find("\n\n## ").ok_or("BENCHMARKS.md has no sections")?;
     out.insert_str(at + 1, &note);
     Ok(out)
@@ -598,4 +604,33 @@ fn report(sections: &[Section]) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A rerun section replaces its namesake only, and one header line
+    /// says so (an earlier rerun of the same sections goes).
+    #[test]
+    fn splice_replaces_one_section_and_says_so() {
+        let report = "# Benchmarks\n\n- Commit: abc\n- Rerun at old (then): extract\n\n\
+                      ## A\n\n`a`\n\n```text\nold a\n```\n\n## B\n\n`b`\n\n```text\nold b\n```\n\n";
+        let s = Section {
+            title: "A",
+            command: "a2".into(),
+            output: "new a\n".into(),
+        };
+        let out = splice(report, &[s], &["extract"]).unwrap();
+        assert!(out.contains("## A\n\n`a2`\n\n```text\nnew a\n```\n\n## B"), "{out}");
+        assert!(out.contains("old b") && !out.contains("old a"), "{out}");
+        assert_eq!(out.matches("- Rerun at ").count(), 1, "{out}");
+        assert!(!out.contains("Rerun at old"), "{out}");
+        let missing = Section {
+            title: "C",
+            command: String::new(),
+            output: String::new(),
+        };
+        assert!(splice(report, &[missing], &["x"]).is_err());
+    }
 }
