@@ -622,7 +622,10 @@ mod tests {
             output: "new a\n".into(),
         };
         let out = splice(report, &[s], &["extract"]).unwrap();
-        assert!(out.contains("## A\n\n`a2`\n\n```text\nnew a\n```\n\n## B"), "{out}");
+        assert!(
+            out.contains("## A\n\n`a2`\n\n```text\nnew a\n```\n\n## B"),
+            "{out}"
+        );
         assert!(out.contains("old b") && !out.contains("old a"), "{out}");
         assert_eq!(out.matches("- Rerun at ").count(), 1, "{out}");
         assert!(!out.contains("Rerun at old"), "{out}");
