@@ -88,7 +88,8 @@ pub(crate) struct PolicyOptions {
     #[arg(long, value_name = "PREFIX")]
     pub(crate) reader: Option<String>,
     /// Dial every request afresh instead of keeping idle connections for
-    /// later requests to the same host and address (`mcp` sessions keep
+    /// later requests to the same host and address, and sharing h2
+    /// connections among concurrent ones (`mcp` sessions keep and share
     /// them by default; every request is resolved and vetted either way).
     #[arg(long)]
     pub(crate) no_connection_reuse: bool,

@@ -380,16 +380,29 @@ async fn run_agent(v: &Vector, ca: &TestCa) -> Result<Actual, String> {
     };
     let fetch = tool == "web_fetch";
     let mut reply = None;
+    // The class of every call, in the order they started.
+    let mut classes = Vec::new();
     if a.concurrent {
         let calls: Vec<_> = (0..a.calls.unwrap_or(1).max(1))
-            .map(|_| tokio::spawn(call(Arc::clone(&run), args.clone(), fetch)))
+            .map(|i| {
+                let (run, args) = (Arc::clone(&run), args.clone());
+                let wait = std::time::Duration::from_millis(a.stagger_ms.saturating_mul(i as u64));
+                tokio::spawn(async move {
+                    tokio::time::sleep(wait).await;
+                    call(run, args, fetch).await
+                })
+            })
             .collect();
         for c in calls {
-            reply = Some(c.await.map_err(|e| format!("a call panicked: {e}"))?);
+            let r = c.await.map_err(|e| format!("a call panicked: {e}"))?;
+            classes.push(class_name(r.outcome.class));
+            reply = Some(r);
         }
     } else {
         for _ in 0..a.calls.unwrap_or(1).max(1) {
-            reply = Some(call(Arc::clone(&run), args.clone(), fetch).await);
+            let r = call(Arc::clone(&run), args.clone(), fetch).await;
+            classes.push(class_name(r.outcome.class));
+            reply = Some(r);
         }
     }
     // OK because the loop ran at least once.
@@ -455,6 +468,7 @@ async fn run_agent(v: &Vector, ca: &TestCa) -> Result<Actual, String> {
         "summary": reply.summary,
         "rows": reply.rows.as_ref().map(Vec::len),
         "tools": run.tools().iter().map(|d| d.name.clone()).collect::<Vec<_>>(),
+        "calls": classes,
         "audit": reply
             .audit
             .as_ref()

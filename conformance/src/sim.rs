@@ -507,24 +507,38 @@ async fn serve_h2<S: AsyncRead + AsyncWrite + Unpin + Send + 'static>(
     server: Arc<ServerState>,
     s: S,
 ) {
-    let Ok(mut conn) = h2::server::handshake(s).await else {
+    let mut builder = h2::server::Builder::new();
+    if let Some(n) = server.spec.max_streams {
+        builder.max_concurrent_streams(n);
+    }
+    let Ok(mut conn) = builder.handshake(s).await else {
         return;
     };
+    let mut accepted = 0;
     while let Some(Ok((req, mut respond))) = conn.accept().await {
+        accepted += 1;
+        if server.spec.goaway_after == Some(accepted) {
+            // GOAWAY; the streams accepted so far are still answered, and
+            // `accept` goes on driving the connection until they are.
+            conn.graceful_shutdown();
+        }
+        let target = req
+            .uri()
+            .path_and_query()
+            .map(|p| p.to_string())
+            .unwrap_or_default();
         let mut head = vec![(
+            ":request".to_string(),
+            format!("{} {target} HTTP/2", req.method()),
+        )];
+        head.push((
             ":authority".to_string(),
             req.uri()
                 .authority()
                 .map(|a| a.to_string())
                 .unwrap_or_default(),
-        )];
-        head.push((
-            ":path".into(),
-            req.uri()
-                .path_and_query()
-                .map(|p| p.to_string())
-                .unwrap_or_default(),
         ));
+        head.push((":path".into(), target));
         for (k, v) in req.headers() {
             head.push((
                 k.as_str().to_string(),

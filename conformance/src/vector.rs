@@ -20,6 +20,9 @@
 //! alpn = "http/1.1"            # or "h2"
 //! tls = "ok"                   # ok | stall | plain (speaks no TLS)
 //! connect = "ok"               # ok | refuse | hang
+//! keep_alive = 2               # HTTP/1.1: requests a connection answers
+//! max_streams = 1              # h2: SETTINGS_MAX_CONCURRENT_STREAMS
+//! goaway_after = 1             # h2: GOAWAY once this many streams came
 //!
 //! [[test.server.response]]      # one per request, in order (the last repeats)
 //! status = 200
@@ -47,7 +50,8 @@
 //! An `agent:web_fetch` or `agent:web_search` vector runs the call through
 //! the agent layer with `agent = { envelope = true, paging = true, … }`
 //! (every option off unless named; `calls = N` repeats the call N times in
-//! one run and checks the last). Its text is what the model is handed,
+//! one run and checks the last; `concurrent = true` makes them at once,
+//! `stagger_ms` apart; `reply` can check `/calls`, every call's class). Its text is what the model is handed,
 //! with the envelope's random tag written `{tag}`. Any vector's `policy`
 //! may set `max_chars`, `body_cap`, `connect_timeout_ms`,
 //! `request_timeout_ms`, `extract_timeout_ns`, `call_timeout_ms`,
@@ -126,6 +130,10 @@ pub struct AgentVector {
     /// (the reply compared is the last one started).
     #[serde(default)]
     pub concurrent: bool,
+    /// With `concurrent`: call `i` starts `i × stagger_ms` after the
+    /// first (on the paused clock), so that earlier calls are in flight.
+    #[serde(default)]
+    pub stagger_ms: u64,
     /// The reader fallback's prefix.
     pub reader: Option<String>,
 }
@@ -186,6 +194,12 @@ pub struct Server {
     /// the server's side is shut).
     #[serde(default)]
     pub keep_alive: usize,
+    /// h2 only: the `SETTINGS_MAX_CONCURRENT_STREAMS` the server sends.
+    pub max_streams: Option<u32>,
+    /// h2 only: start a graceful shutdown (GOAWAY) on a connection once
+    /// it has accepted this many streams; those streams are still
+    /// answered.
+    pub goaway_after: Option<usize>,
 }
 
 fn valid() -> String {

@@ -286,9 +286,10 @@ pub struct HopAudit {
     /// connection, within the same deadline).
     pub retry: bool,
     /// The request went on a connection kept from an earlier request to
-    /// the same host and address (this hop's own lookup returned the
-    /// address again and the table allowed it again); no dial, no
-    /// handshake.
+    /// the same host and address, or on a stream of an h2 connection
+    /// another fetch to that host was using (this hop's own lookup
+    /// returned the address again and the table allowed it again); no
+    /// dial, no handshake.
     pub reused: bool,
     /// Kept connections found closed and passed over before this
     /// request's connection.

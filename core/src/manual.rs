@@ -72,7 +72,7 @@
 //! | redirects | 5 | loops end; real chains are shorter |
 //! | User-Agent | `harness-webfetch/0.0` | fixed by the contract |
 //! | search | 30 s, 262,144 bytes, 2,000-byte error cut | one bounded exchange |
-//! | connection reuse | on: 64 idle per host, 256 in all, 30 s idle | a second page of a site costs no handshake; the socket is kept, never the verdict |
+//! | connection reuse | on: 64 kept per host, 256 in all, 30 s idle | a second page of a site costs no handshake; the socket is kept, never the verdict |
 //!
 //! Connection reuse ([`crate::policy::Policy::connection_reuse`], CLI
 //! `--no-connection-reuse`): a connection whose response was read to the
@@ -81,8 +81,12 @@
 //! lookup, made as always, returned the connection's address again and the
 //! table allowed it again. Never for another name (no h2 coalescing), never
 //! after a redirect's unread body; a kept connection that fails before a
-//! response is passed over for a fresh dial within the same deadline. The
-//! audit record's hop says `reused`.
+//! response is passed over for a fresh dial within the same deadline. An
+//! h2 connection is shared while in use: a fetch that starts while
+//! another is reading from the same host takes a stream of it, under the
+//! same rule; past the server's stream limit the stream waits for one to
+//! close, and after a GOAWAY no new stream goes on it. The audit record's
+//! hop says `reused`.
 //!
 //! A per-call argument can only ask for less (`max_chars`). The blocked
 //! table is not a setting. A host may add domain allow and deny lists

@@ -155,13 +155,21 @@ impl Fetcher {
                 .map(|v| SocketAddr::new(v.ip(), port))
                 .collect();
             while let Some(conn) = inner.pool.take(host, &addrs) {
-                tracing::info!(target: "webgate", addr = %conn.addr, "kept connection taken");
+                tracing::info!(target: "webgate", addr = %conn.addr, h2 = conn.h2, "kept connection taken");
+                // A shared h2 connection stays in the pool while this
+                // request uses it: were it to fail, this handle takes it
+                // out, so that no fetch asks it again.
+                let shared = conn.stream();
                 match self.request_on(url, conn, true, deadline, hop).await {
                     // It closed while idle (the server's keep-alive ran
-                    // out): the next one, or a fresh dial, in the same
-                    // deadline.
+                    // out), or an h2 connection refused the stream (a
+                    // GOAWAY came first): the next one, or a fresh dial,
+                    // in the same deadline.
                     None => {
                         hop.stale_connections += 1;
+                        if let Some(shared) = shared {
+                            inner.pool.retire(host, &shared);
+                        }
                         tracing::info!(target: "webgate", "kept connection had closed");
                     }
                     Some(answered @ Sent::Answered(_)) => return Ok(answered),
@@ -271,13 +279,12 @@ impl Fetcher {
                 return Err(timed_out());
             }
         };
-        let conn = Conn {
-            sender,
-            _task: guard,
-            addr,
-            h2,
-            tls: tls_audit,
-        };
+        let conn = Conn::new(sender, guard, addr, tls_audit);
+        // Other fetches to this host may take streams of an h2 connection
+        // while this one is using it, under the same rule as a kept one.
+        if h2 && inner.policy.connection_reuse {
+            inner.pool.share(host, &conn);
+        }
         // Only a kept connection is ever stale; were a fresh one reported
         // so, it is a failed request, not a panic.
         Ok(self

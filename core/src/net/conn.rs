@@ -23,7 +23,8 @@ use crate::audit::TlsAudit;
 pub(crate) enum Sender {
     /// HTTP/1.1: one request at a time.
     H1(http1::SendRequest<Full<Bytes>>),
-    /// h2 (checked out whole, like HTTP/1.1: a request never shares it).
+    /// h2: many requests at once, each on a stream of its own (a clone
+    /// of the sender shares the connection).
     H2(http2::SendRequest<Full<Bytes>>),
 }
 
@@ -60,11 +61,52 @@ impl Sender {
 /// dialled to, and its TLS session as the audit shows it.
 pub(crate) struct Conn {
     pub sender: Sender,
-    /// Held, never read: dropping it ends the connection task.
-    pub _task: ConnGuard,
+    /// Never read, only held: the connection task ends when the last
+    /// handle on this connection is dropped. An h2 connection has one
+    /// handle per request on it, and the pool's.
+    pub task: Arc<ConnGuard>,
     pub addr: SocketAddr,
     pub h2: bool,
     pub tls: TlsAudit,
+}
+
+impl Conn {
+    pub fn new(sender: Sender, task: ConnGuard, addr: SocketAddr, tls: TlsAudit) -> Conn {
+        Conn {
+            h2: matches!(sender, Sender::H2(_)),
+            sender,
+            task: Arc::new(task),
+            addr,
+            tls,
+        }
+    }
+
+    /// Another handle on the same h2 connection, for a request on a
+    /// stream of its own; `None` for HTTP/1.1, which takes one request at
+    /// a time.
+    pub fn stream(&self) -> Option<Conn> {
+        match &self.sender {
+            Sender::H1(_) => None,
+            Sender::H2(s) => Some(Conn {
+                sender: Sender::H2(s.clone()),
+                task: Arc::clone(&self.task),
+                addr: self.addr,
+                h2: true,
+                tls: self.tls.clone(),
+            }),
+        }
+    }
+
+    /// Both handles are on one connection.
+    pub fn same(&self, other: &Conn) -> bool {
+        Arc::ptr_eq(&self.task, &other.task)
+    }
+
+    /// Handles on this connection other than this one are held: a
+    /// request is using it.
+    pub fn in_use(&self) -> bool {
+        Arc::strong_count(&self.task) > 1
+    }
 }
 
 /// Aborts the connection task when dropped, so nothing is left running

@@ -1,6 +1,6 @@
 //! Kept connections without kept approval: a `Fetcher`'s idle HTTP/1.1
-//! and h2 connections, by host and socket address, bounded per host, in
-//! total and in age.
+//! connections and its h2 connections, by host and socket address,
+//! bounded per host, in total and in age.
 //!
 //! The contract forbids caching a verdict, not a socket. The fetch loop
 //! resolves and vets every hop as always, then asks [`Pool::take`] for a
@@ -11,9 +11,21 @@
 //! coalescing). One pool belongs to one `Fetcher`, whose TLS settings are
 //! fixed, so the settings need no place in the key.
 //!
-//! A connection comes back only when its response was read to the end and
-//! did not say `Connection: close`; anything else (a redirect's unread
-//! body, a refused type, a cut text, a failure) drops it, which closes it.
+//! An HTTP/1.1 connection is checked out whole: it comes back only when
+//! its response was read to the end and did not say `Connection: close`;
+//! anything else (a redirect's unread body, a refused type, a cut text, a
+//! failure) drops it, which closes it.
+//!
+//! An h2 connection is shared: it is registered as soon as it is made
+//! ([`Pool::share`]) and stays while requests use it; each fetch that
+//! takes it gets a handle of its own and opens a stream, and hyper queues
+//! streams beyond the server's `SETTINGS_MAX_CONCURRENT_STREAMS`. A
+//! stream dropped unread is reset without harm to the others. One that a
+//! GOAWAY refused takes the connection out ([`Pool::retire`]), and the
+//! fetch goes on to a fresh one. It closes once nothing uses it and it
+//! has been idle for the idle timeout (or sooner, when its last request
+//! ended without giving it back: that moment is not seen, and the idle
+//! time is counted from when the pool last found it in use).
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -24,9 +36,9 @@ use tokio::time::Instant;
 
 use super::conn::Conn;
 
-/// A connection checked out for one request, with what decides whether
-/// it may go back: the host it serves and whether the response allowed
-/// keeping it.
+/// A connection handed to one request, with what decides whether it may
+/// go back: the host it serves and whether the response allowed keeping
+/// it.
 pub(crate) struct Lease {
     pub conn: Conn,
     pub host: String,
@@ -42,44 +54,66 @@ pub(crate) struct Limits {
     pub idle_timeout: Duration,
 }
 
-struct Idle {
+struct Kept {
+    /// An idle HTTP/1.1 connection, or the pool's own handle on an h2 one.
     conn: Conn,
-    /// When it became idle.
+    /// When it was last idle: put back (HTTP/1.1), or handed out, given
+    /// back or found in use (h2).
     since: Instant,
+}
+
+impl Kept {
+    /// Still worth keeping at `now`: open, and in use (h2) or idle for
+    /// less than `age`. An h2 connection found in use is idle from now on.
+    fn live(&mut self, now: Instant, age: Duration) -> bool {
+        if self.conn.sender.is_closed() {
+            return false;
+        }
+        if self.conn.in_use() {
+            self.since = now;
+            return true;
+        }
+        now.saturating_duration_since(self.since) < age
+    }
 }
 
 #[derive(Default)]
 struct State {
     /// Per host, oldest first.
-    idle: HashMap<String, Vec<Idle>>,
+    kept: HashMap<String, Vec<Kept>>,
     total: usize,
     /// A task is closing connections as they reach the idle timeout (one
-    /// per pool, only while something is idle).
+    /// per pool, only while something is kept).
     reaper: bool,
 }
 
 impl State {
-    /// Drops every connection idle for `age` or longer; returns the
-    /// oldest remaining `since`.
+    /// Drops every connection closed or idle for `age` or longer; returns
+    /// the oldest remaining `since`.
     fn purge(&mut self, age: Duration) -> Option<Instant> {
         let now = Instant::now();
         let mut removed = 0;
-        self.idle.retain(|_, list| {
+        self.kept.retain(|_, list| {
             let before = list.len();
-            list.retain(|i| now.saturating_duration_since(i.since) < age);
+            list.retain_mut(|k| k.live(now, age));
             removed += before - list.len();
             !list.is_empty()
         });
         self.total -= removed;
-        self.idle
+        self.kept
             .values()
-            .filter_map(|l| l.first())
-            .map(|i| i.since)
+            .flat_map(|l| l.iter().map(|k| k.since))
             .min()
+    }
+
+    /// There is room for one more connection to `host`.
+    fn room(&self, host: &str, limits: &Limits) -> bool {
+        let here = self.kept.get(host).map_or(0, Vec::len);
+        here < limits.per_host && self.total < limits.total
     }
 }
 
-/// Idle connections of one `Fetcher`.
+/// Kept connections of one `Fetcher`.
 pub(crate) struct Pool {
     limits: Limits,
     state: Mutex<State>,
@@ -101,46 +135,106 @@ impl Pool {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The most recently kept open connection to `host` at one of `addrs`
-    /// (this request's vetted answer), taken out of the pool. Connections
-    /// found closed or past the idle timeout on the way are dropped.
+    /// A kept open connection to `host` at one of `addrs` (this request's
+    /// vetted answer), the most recently kept first: an idle HTTP/1.1 one
+    /// taken out of the pool, or a handle on an h2 one, which stays.
+    /// Connections found closed or past the idle timeout on the way are
+    /// dropped.
     pub fn take(&self, host: &str, addrs: &[SocketAddr]) -> Option<Conn> {
         let mut state = self.state();
         let age = self.limits.idle_timeout;
         let now = Instant::now();
-        let list = state.idle.get_mut(host)?;
+        let list = state.kept.get_mut(host)?;
         let before = list.len();
-        list.retain(|i| !i.conn.sender.is_closed() && now.saturating_duration_since(i.since) < age);
-        let found = list
-            .iter()
-            .rposition(|i| addrs.contains(&i.conn.addr))
-            .map(|k| list.remove(k));
+        list.retain_mut(|k| k.live(now, age));
+        let found = match list.iter().rposition(|k| addrs.contains(&k.conn.addr)) {
+            Some(i) => match list[i].conn.stream() {
+                Some(handle) => {
+                    list[i].since = now;
+                    Some(handle)
+                }
+                None => Some(list.remove(i).conn),
+            },
+            None => None,
+        };
         let after = list.len();
         if list.is_empty() {
-            state.idle.remove(host);
+            state.kept.remove(host);
         }
         state.total -= before - after;
-        found.map(|i| i.conn)
+        found
     }
 
-    /// Keeps `lease`'s connection for a later request, if the response
-    /// allowed it, the connection is still open and the bounds have room;
-    /// otherwise it is dropped (closed).
+    /// Registers a new h2 connection to `host`, so that other fetches
+    /// may take streams of it while it is in use, if the bounds have
+    /// room (else it serves its own request and closes after).
+    pub fn share(&self, host: &str, conn: &Conn) {
+        let Some(handle) = conn.stream() else { return };
+        self.keep(host, handle);
+    }
+
+    /// Takes `conn`'s connection out of the pool (a request on it failed
+    /// before any response): no fetch asks it again; the requests already
+    /// on it go on.
+    pub fn retire(&self, host: &str, conn: &Conn) {
+        let mut state = self.state();
+        let Some(list) = state.kept.get_mut(host) else {
+            return;
+        };
+        let before = list.len();
+        list.retain(|k| !k.conn.same(conn));
+        let removed = before - list.len();
+        if list.is_empty() {
+            state.kept.remove(host);
+        }
+        state.total -= removed;
+    }
+
+    /// Gives `lease`'s connection back once its response was read to the
+    /// end: an HTTP/1.1 one is kept if the response allowed it, the
+    /// connection is still open and the bounds have room, otherwise it is
+    /// dropped (closed); an h2 one is idle from now (and registered, if
+    /// it was not).
     pub fn put(&self, lease: Lease) {
         let Lease { conn, host, keep } = lease;
+        if !keep || conn.sender.is_closed() {
+            return;
+        }
+        if conn.h2 {
+            let mut state = self.state();
+            if let Some(k) = state
+                .kept
+                .get_mut(&host)
+                .and_then(|l| l.iter_mut().find(|k| k.conn.same(&conn)))
+            {
+                k.since = Instant::now();
+                return;
+            }
+        }
+        self.keep(&host, conn);
+    }
+
+    /// Keeps `conn` (an idle HTTP/1.1 connection, or the pool's handle on
+    /// an h2 one not yet here) if the bounds have room, and makes sure a
+    /// reaper runs.
+    fn keep(&self, host: &str, conn: Conn) {
         let age = self.limits.idle_timeout;
-        if !keep || conn.sender.is_closed() || age.is_zero() {
+        if age.is_zero() {
             return;
         }
         let mut state = self.state();
         // Also here, not only in the reaper: a reaper whose runtime has
         // ended is gone, and the bounds must still hold.
         state.purge(age);
-        let here = state.idle.get(&host).map_or(0, Vec::len);
-        if here >= self.limits.per_host || state.total >= self.limits.total {
+        if !state.room(host, &self.limits)
+            || state
+                .kept
+                .get(host)
+                .is_some_and(|l| l.iter().any(|k| k.conn.same(&conn)))
+        {
             return;
         }
-        state.idle.entry(host).or_default().push(Idle {
+        state.kept.entry(host.to_string()).or_default().push(Kept {
             conn,
             since: Instant::now(),
         });
@@ -170,9 +264,9 @@ impl Pool {
         }
     }
 
-    /// How many connections are idle.
+    /// How many connections are kept.
     #[cfg(test)]
-    fn idle(&self) -> usize {
+    fn kept(&self) -> usize {
         self.state().total
     }
 }
@@ -189,16 +283,26 @@ mod tests {
         let (sender, guard) = crate::net::conn::handshake(client, false)
             .await
             .expect("handshake");
-        let conn = Conn {
-            sender,
-            _task: guard,
-            addr: addr.parse().expect("addr"),
-            h2: false,
-            tls: TlsAudit {
-                version: "TLSv1_3".into(),
-                alpn: None,
-            },
+        let tls = TlsAudit {
+            version: "TLSv1_3".into(),
+            alpn: None,
         };
+        let conn = Conn::new(sender, guard, addr.parse().expect("addr"), tls);
+        (conn, server)
+    }
+
+    /// A real h2 client connection over an in-memory stream (the preface
+    /// is written; no server answers), and the server's end.
+    async fn h2(addr: &str) -> (Conn, tokio::io::DuplexStream) {
+        let (client, server) = tokio::io::duplex(64 * 1024);
+        let (sender, guard) = crate::net::conn::handshake(client, true)
+            .await
+            .expect("handshake");
+        let tls = TlsAudit {
+            version: "TLSv1_3".into(),
+            alpn: Some("h2".into()),
+        };
+        let conn = Conn::new(sender, guard, addr.parse().expect("addr"), tls);
         (conn, server)
     }
 
@@ -233,7 +337,7 @@ mod tests {
         assert!(pool.take("a.example", &[]).is_none(), "no vetted address");
         assert!(pool.take("a.example", &a).is_some());
         assert!(pool.take("a.example", &a).is_none(), "taken once");
-        assert_eq!(pool.idle(), 0);
+        assert_eq!(pool.kept(), 0);
     }
 
     #[tokio::test]
@@ -253,7 +357,7 @@ mod tests {
         }
         // a.example: two of three kept; b.example: one; c.example: none
         // (the total is full).
-        assert_eq!(pool.idle(), 3);
+        assert_eq!(pool.kept(), 3);
         let a = [A.parse().unwrap()];
         assert!(pool.take("c.example", &a).is_none());
         assert!(pool.take("b.example", &a).is_some());
@@ -271,7 +375,7 @@ mod tests {
             host: "a.example".into(),
             keep: false,
         });
-        assert_eq!(pool.idle(), 0);
+        assert_eq!(pool.kept(), 0);
     }
 
     #[tokio::test(start_paused = true)]
@@ -280,16 +384,16 @@ mod tests {
         let (c, _s) = conn(A).await;
         pool.put(lease(c, "a.example"));
         tokio::time::sleep(Duration::from_secs(29)).await;
-        assert_eq!(pool.idle(), 1);
+        assert_eq!(pool.kept(), 1);
         tokio::time::sleep(Duration::from_secs(2)).await;
-        assert_eq!(pool.idle(), 0);
+        assert_eq!(pool.kept(), 0);
         let zero = Pool::new(Limits {
             idle_timeout: Duration::ZERO,
             ..limits(4, 8)
         });
         let (c, _s) = conn(A).await;
         zero.put(lease(c, "a.example"));
-        assert_eq!(zero.idle(), 0, "a zero timeout keeps none");
+        assert_eq!(zero.kept(), 0, "a zero timeout keeps none");
     }
 
     #[tokio::test(start_paused = true)]
@@ -300,10 +404,10 @@ mod tests {
         let (c, _s) = conn(A).await;
         pool.put(lease(c, "a.example"));
         tokio::time::sleep(Duration::from_secs(31)).await;
-        assert_eq!(pool.idle(), 1);
+        assert_eq!(pool.kept(), 1);
         let (c, _s2) = conn(B).await;
         pool.put(lease(c, "b.example"));
-        assert_eq!(pool.idle(), 1, "the old one went, the new one stays");
+        assert_eq!(pool.kept(), 1, "the old one went, the new one stays");
         assert!(pool.take("a.example", &[A.parse().unwrap()]).is_none());
     }
 
@@ -321,7 +425,7 @@ mod tests {
         let none = Pool::new(limits(0, 0));
         let (c, _s) = conn(A).await;
         none.put(lease(c, "a.example"));
-        assert_eq!(none.idle(), 0);
+        assert_eq!(none.kept(), 0);
     }
 
     #[tokio::test]
@@ -335,6 +439,67 @@ mod tests {
             tokio::task::yield_now().await;
         }
         assert!(pool.take("a.example", &[A.parse().unwrap()]).is_none());
-        assert_eq!(pool.idle(), 0);
+        assert_eq!(pool.kept(), 0);
+    }
+
+    #[tokio::test]
+    async fn an_h2_connection_is_shared_under_the_same_rule() {
+        let pool = Pool::new(limits(4, 8));
+        let (c, _s) = h2(A).await;
+        pool.share("a.example", &c);
+        let a = [A.parse().unwrap()];
+        let b = [B.parse().unwrap()];
+        assert!(pool.take("b.example", &a).is_none(), "another host");
+        assert!(pool.take("a.example", &b).is_none(), "another address");
+        assert!(pool.take("a.example", &[]).is_none(), "no vetted address");
+        let one = pool.take("a.example", &a).expect("a stream");
+        let two = pool.take("a.example", &a).expect("another stream");
+        assert!(one.same(&c) && two.same(&c), "the same connection");
+        assert_eq!(pool.kept(), 1, "it stays while streams use it");
+        pool.share("a.example", &c);
+        assert_eq!(pool.kept(), 1, "registered once");
+        pool.put(lease(one, "a.example"));
+        assert_eq!(pool.kept(), 1, "given back, still once");
+    }
+
+    #[tokio::test]
+    async fn a_retired_h2_connection_is_not_handed_out_again() {
+        let pool = Pool::new(limits(4, 8));
+        let (c, _s) = h2(A).await;
+        pool.share("a.example", &c);
+        let a = [A.parse().unwrap()];
+        let one = pool.take("a.example", &a).expect("a stream");
+        pool.retire("a.example", &one);
+        assert!(pool.take("a.example", &a).is_none());
+        assert_eq!(pool.kept(), 0);
+        assert!(!one.sender.is_closed(), "streams already on it go on");
+    }
+
+    #[tokio::test]
+    async fn shared_h2_connections_count_in_the_bounds() {
+        let pool = Pool::new(limits(1, 8));
+        let (c1, _s1) = h2(A).await;
+        let (c2, _s2) = h2(A).await;
+        pool.share("a.example", &c1);
+        pool.share("a.example", &c2);
+        assert_eq!(pool.kept(), 1);
+        let got = pool.take("a.example", &[A.parse().unwrap()]).expect("one");
+        assert!(got.same(&c1), "the one that had room");
+        // A connection not registered is, when given back with room.
+        let pool = Pool::new(limits(4, 8));
+        pool.put(lease(c2, "a.example"));
+        assert_eq!(pool.kept(), 1);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_h2_connection_in_use_outlives_the_idle_timeout_then_closes() {
+        let pool = Pool::new(limits(4, 8));
+        let (c, _s) = h2(A).await;
+        pool.share("a.example", &c);
+        tokio::time::sleep(Duration::from_secs(45)).await;
+        assert_eq!(pool.kept(), 1, "the fetch that made it still holds it");
+        drop(c);
+        tokio::time::sleep(Duration::from_secs(61)).await;
+        assert_eq!(pool.kept(), 0, "idle past the timeout once unused");
     }
 }

@@ -136,15 +136,18 @@ pub struct Policy {
     /// `request_timeout`; one run reads an origin's file once.
     pub robots_txt: bool,
     /// Keep connections idle after a response read to the end, for later
-    /// requests of the same `Fetcher` (default: on). A kept connection
-    /// serves only a request for the same host whose own lookup, made as
-    /// always, returned its address again and the table allowed again;
-    /// never another name, never a response that said
-    /// `Connection: close`. Off: every request dials.
+    /// requests of the same `Fetcher`, and share an h2 connection's
+    /// streams among the fetches to its host while it is in use (default:
+    /// on). A kept or shared connection serves only a request for the
+    /// same host whose own lookup, made as always, returned its address
+    /// again and the table allowed again; never another name, never after
+    /// a response that said `Connection: close` or a GOAWAY. Off: every
+    /// request dials.
     pub connection_reuse: bool,
-    /// At most this many idle connections per host (default 64).
+    /// At most this many kept connections per host (default 64): idle
+    /// HTTP/1.1 ones and h2 ones, in use or not.
     pub idle_per_host: usize,
-    /// At most this many idle connections in all (default 256).
+    /// At most this many kept connections in all (default 256).
     pub idle_total: usize,
     /// A connection idle this long is closed (default 30 s; zero keeps
     /// none).
