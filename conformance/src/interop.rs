@@ -792,6 +792,61 @@ pub fn main() -> Result<usize, String> {
         record("reuse", verdict.is_ok());
     }
 
+    // h2 streams shared against a real server: after one fetch, 64 at
+    // once all take streams of its connection (nginx allows 128); and
+    // against a server that sends GOAWAY after every stream, 32 at once
+    // all come back whole (a refused stream retires the connection and
+    // the fetch dials afresh).
+    for (name, url, shared) in [
+        ("nginx h2: 64 at once after one", "https://h2.example/", true),
+        (
+            "nginx keepalive_requests 1: 32 at once",
+            "https://goaway.example/",
+            false,
+        ),
+    ] {
+        let width = if shared { 64 } else { 32 };
+        let verdict = (|| {
+            let f =
+                fetcher(Arc::new(StaticResolve::new(table.clone()))).map_err(|e| e.to_string())?;
+            let results = rt.block_on(async {
+                let _ = f.call_audited(&json!({ "url": url })).await;
+                let tasks: Vec<_> = (0..width)
+                    .map(|_| {
+                        let f = f.clone();
+                        tokio::spawn(async move { f.call_audited(&json!({ "url": url })).await })
+                    })
+                    .collect();
+                let mut out = Vec::new();
+                for t in tasks {
+                    out.push(t.await.map_err(|e| e.to_string())?);
+                }
+                Ok::<_, String>(out)
+            })?;
+            let (mut reused, mut dials) = (0, 0);
+            for (o, a) in &results {
+                if o.id != "fetch.ok" {
+                    return Err(format!(
+                        "{}: {}",
+                        o.id,
+                        o.text.chars().take(120).collect::<String>()
+                    ));
+                }
+                reused += a.hops.iter().filter(|h| h.reused).count();
+                dials += a.hops.iter().map(|h| h.dials.len()).sum::<usize>();
+            }
+            if shared && (reused != width || dials != 0) {
+                return Err(format!("{reused} reused, {dials} dials; want all shared"));
+            }
+            Ok(format!("{reused} on a shared connection, {dials} dials"))
+        })();
+        match &verdict {
+            Ok(how) => println!("shared/{name}: {width} fetches whole, {how} ... ok"),
+            Err(why) => println!("shared/{name} ... FAILED: {why}"),
+        }
+        record("shared", verdict.is_ok());
+    }
+
     drop(servers);
     drop(cleanup);
     println!();
