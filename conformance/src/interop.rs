@@ -798,7 +798,11 @@ pub fn main() -> Result<usize, String> {
     // all come back whole (a refused stream retires the connection and
     // the fetch dials afresh).
     for (name, url, shared) in [
-        ("nginx h2: 64 at once after one", "https://h2.example/", true),
+        (
+            "nginx h2: 64 at once after one",
+            "https://h2.example/",
+            true,
+        ),
         (
             "nginx keepalive_requests 1: 32 at once",
             "https://goaway.example/",

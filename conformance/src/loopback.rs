@@ -1,7 +1,7 @@
 //! A real TLS server on 127.0.0.1 for benchmarks and integration tests:
 //! serves one fixed response (with any headers and a prepared body) to
-//! every request, keep-alive, on a background runtime. It stops when the
-//! returned handle is dropped.
+//! every request, keep-alive, on a background runtime; HTTP/1.1, or h2
+//! with a stream limit. It stops when the returned handle is dropped.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -116,6 +116,78 @@ impl LoopbackServer {
                             Ok(0) | Err(_) => return,
                             Ok(n) => pending.extend_from_slice(&buf[..n]),
                         }
+                    }
+                });
+            }
+        });
+        LoopbackServer {
+            port,
+            connections,
+            paths,
+            _rt: rt,
+        }
+    }
+}
+
+impl LoopbackServer {
+    /// Starts an h2-only server for `names` (ALPN `h2`) answering every
+    /// stream with 200, `content_type` and `body`; at most `max_streams`
+    /// streams at once on a connection.
+    pub fn start_h2(
+        ca: &TestCa,
+        names: &[&str],
+        content_type: &str,
+        body: Vec<u8>,
+        max_streams: u32,
+    ) -> LoopbackServer {
+        let names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
+        let cfg = ca
+            .server_config(&names, CertKind::Valid, &[b"h2"])
+            .expect("a server configuration");
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(cfg));
+        let (rt, std_listener, port) = crate::loopback::background_listener();
+        let connections = Arc::new(AtomicUsize::new(0));
+        let count = connections.clone();
+        let paths = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = paths.clone();
+        let body = bytes::Bytes::from(body);
+        let content_type = content_type.to_string();
+        rt.spawn(async move {
+            let listener = tokio::net::TcpListener::from_std(std_listener).expect("listener");
+            while let Ok((tcp, _)) = listener.accept().await {
+                let _ = tcp.set_nodelay(true);
+                count.fetch_add(1, Ordering::SeqCst);
+                let (acceptor, body, seen) = (acceptor.clone(), body.clone(), seen.clone());
+                let content_type = content_type.clone();
+                tokio::spawn(async move {
+                    let Ok(tls) = acceptor.accept(tcp).await else {
+                        return;
+                    };
+                    let mut b = h2::server::Builder::new();
+                    b.max_concurrent_streams(max_streams);
+                    let Ok(mut conn) = b.handshake(tls).await else {
+                        return;
+                    };
+                    while let Some(Ok((req, mut respond))) = conn.accept().await {
+                        let path = req
+                            .uri()
+                            .path_and_query()
+                            .map(|p| p.to_string())
+                            .unwrap_or_default();
+                        seen.lock().unwrap_or_else(|e| e.into_inner()).push(path);
+                        let (body, content_type) = (body.clone(), content_type.clone());
+                        tokio::spawn(async move {
+                            let resp = http::Response::builder()
+                                .status(200)
+                                .header("content-type", content_type)
+                                .header("content-length", body.len())
+                                .body(())
+                                .expect("a response head");
+                            let Ok(mut send) = respond.send_response(resp, false) else {
+                                return;
+                            };
+                            let _ = send.send_data(body, true);
+                        });
                     }
                 });
             }

@@ -257,7 +257,10 @@ impl Fetcher {
         hop.tls = Some(tls_audit.clone());
         let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
         let t = Instant::now();
-        let shaken = tokio::time::timeout_at(deadline, conn::handshake(tls, h2)).await;
+        // Boxed, and so only while it runs: hyper's handshake future is
+        // most of a fetch's size, and every fetch in flight would carry
+        // its room to the end.
+        let shaken = tokio::time::timeout_at(deadline, Box::pin(conn::handshake(tls, h2))).await;
         let (sender, guard) = match shaken {
             Ok(Ok(x)) => x,
             Ok(Err(e)) => {

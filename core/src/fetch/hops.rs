@@ -58,15 +58,19 @@ impl Fetcher {
         let call_deadline = policy.call_timeout.map(deadline_after);
         loop {
             if policy.robots_txt {
+                // Boxed: the check is as large as a whole exchange, and a
+                // fetch without it should not carry its room (every fetch
+                // in flight holds its future).
+                let check = Box::pin(self.robots_check(&current, memo, audit));
                 match call_deadline {
-                    Some(d) => tokio::time::timeout_at(d, self.robots_check(&current, memo, audit))
+                    Some(d) => tokio::time::timeout_at(d, check)
                         .await
                         .unwrap_or_else(|_| {
                             Err(FetchError::Timeout {
                                 url: current.display(),
                             })
                         })?,
-                    None => self.robots_check(&current, memo, audit).await?,
+                    None => check.await?,
                 }
             }
             // A limit too long to add (a host's `Duration::MAX` for "no
