@@ -21,6 +21,7 @@ use crate::body;
 use crate::messages::{FetchError, Progress};
 use crate::net::conn::{self, Conn};
 use crate::net::http;
+use crate::net::limit::Limit;
 use crate::net::pool::Lease;
 use crate::net::{deadline_after, eyeballs};
 use crate::policy::{vet, AdmittedUrl};
@@ -56,10 +57,10 @@ impl Fetcher {
     pub(super) async fn exchange(
         &self,
         url: &AdmittedUrl,
-        deadline: Instant,
+        limit: &mut Limit,
         hop: &mut HopAudit,
     ) -> Sent {
-        match self.exchange_inner(url, deadline, hop).await {
+        match self.exchange_inner(url, limit, hop).await {
             Ok(sent) => sent,
             Err(e) => Sent::Failed(e),
         }
@@ -68,10 +69,11 @@ impl Fetcher {
     async fn exchange_inner(
         &self,
         url: &AdmittedUrl,
-        deadline: Instant,
+        limit: &mut Limit,
         hop: &mut HopAudit,
     ) -> Result<Sent, FetchError> {
         let inner = &self.inner;
+        let deadline = limit.deadline();
         let timed_out = || FetchError::Timeout { url: url.display() };
         let failed = || FetchError::NetFailed {
             url: url.as_str().to_string(),
@@ -160,7 +162,7 @@ impl Fetcher {
                 // request uses it: were it to fail, this handle takes it
                 // out, so that no fetch asks it again.
                 let shared = conn.stream();
-                match self.request_on(url, conn, true, deadline, hop).await {
+                match self.request_on(url, conn, true, limit, hop).await {
                     // It closed while idle (the server's keep-alive ran
                     // out), or an h2 connection refused the stream (a
                     // GOAWAY came first): the next one, or a fresh dial,
@@ -222,7 +224,7 @@ impl Fetcher {
         });
         let name = ServerName::try_from(host.to_string()).map_err(|_| failed())?;
         let t = Instant::now();
-        let tls = tokio::time::timeout_at(deadline, inner.tls.connect(name, stream)).await;
+        let tls = limit.within(inner.tls.connect(name, stream)).await;
         hop.phases.tls_ms = Some(ms(t.elapsed()));
         let tls = match tls {
             Ok(Ok(s)) => s,
@@ -260,7 +262,7 @@ impl Fetcher {
         // Boxed, and so only while it runs: hyper's handshake future is
         // most of a fetch's size, and every fetch in flight would carry
         // its room to the end.
-        let shaken = tokio::time::timeout_at(deadline, Box::pin(conn::handshake(tls, h2))).await;
+        let shaken = limit.within(Box::pin(conn::handshake(tls, h2))).await;
         let (sender, guard) = match shaken {
             Ok(Ok(x)) => x,
             Ok(Err(e)) => {
@@ -291,7 +293,7 @@ impl Fetcher {
         // Only a kept connection is ever stale; were a fresh one reported
         // so, it is a failed request, not a panic.
         Ok(self
-            .request_on(url, conn, false, deadline, hop)
+            .request_on(url, conn, false, limit, hop)
             .await
             .unwrap_or_else(|| Sent::Failed(failed())))
     }
@@ -305,7 +307,7 @@ impl Fetcher {
         url: &AdmittedUrl,
         mut conn: Conn,
         kept: bool,
-        deadline: Instant,
+        limit: &mut Limit,
         hop: &mut HopAudit,
     ) -> Option<Sent> {
         let timed_out = || FetchError::Timeout { url: url.display() };
@@ -314,7 +316,7 @@ impl Fetcher {
         };
         let t = Instant::now();
         if kept {
-            match tokio::time::timeout_at(deadline, conn.sender.ready()).await {
+            match limit.within(conn.sender.ready()).await {
                 Ok(Ok(())) => {}
                 Ok(Err(_)) => return None,
                 Err(_) => {
@@ -338,7 +340,7 @@ impl Fetcher {
             return Some(Sent::Failed(failed()));
         };
         progress::report(Progress::Requesting { url: url.display() });
-        let head = tokio::time::timeout_at(deadline, conn.sender.send(req)).await;
+        let head = limit.within(conn.sender.send(req)).await;
         hop.phases.head_ms = Some(ms(t.elapsed()));
         match head {
             Ok(Ok(resp)) => {

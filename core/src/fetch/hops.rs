@@ -14,6 +14,7 @@ use super::{FetchOptions, Fetched, Fetcher};
 use crate::audit::{FailedAt, FetchAudit, HopAudit, RedirectAudit, RedirectVerdict};
 use crate::messages::{FetchError, Progress};
 use crate::net::deadline_after;
+use crate::net::limit::Limit;
 use crate::policy::robots::RobotsMemo;
 use crate::policy::{admit, next_hop, Hop};
 use crate::progress;
@@ -85,8 +86,10 @@ impl Fetcher {
             let hop = audit.hops.last_mut().expect("hop");
             let span =
                 tracing::info_span!(target: "webgate", "request", hop = followed, url = %hop.url);
+            // The hop's limit as one timer, for every wait of the hop.
+            let mut limit = Limit::at(deadline);
             let first = self
-                .exchange(&current, deadline, hop)
+                .exchange(&current, &mut limit, hop)
                 .instrument(span.clone())
                 .await;
             let (resp, conn) = match first {
@@ -110,7 +113,7 @@ impl Fetcher {
                     });
                     // OK because a hop was just pushed.
                     let hop = audit.hops.last_mut().expect("hop");
-                    self.exchange(&current, deadline, hop)
+                    self.exchange(&current, &mut limit, hop)
                         .instrument(span.clone())
                         .await
                         .answered()?
@@ -172,7 +175,7 @@ impl Fetcher {
                 .read(
                     &current,
                     (resp, conn),
-                    deadline,
+                    &mut limit,
                     call_deadline,
                     max_chars,
                     opts,

@@ -21,6 +21,7 @@ use crate::extract;
 use crate::messages::{Extraction, FetchError, Progress};
 use crate::net::deadline_after;
 use crate::net::http::{self, header_values};
+use crate::net::limit::Limit;
 use crate::net::pool::Lease;
 use crate::policy::{AdmittedUrl, Policy};
 use crate::progress;
@@ -33,7 +34,7 @@ impl Fetcher {
         &self,
         url: &AdmittedUrl,
         (resp, conn): (Response<Incoming>, Lease),
-        deadline: Instant,
+        limit: &mut Limit,
         call_deadline: Option<Instant>,
         max_chars: usize,
         opts: FetchOptions,
@@ -91,7 +92,7 @@ impl Fetcher {
             .map_err(|_| unreadable())?;
         let t = Instant::now();
         let mut reported = 0;
-        let read = http::pull(resp.into_body(), &mut decoder, deadline, |d| {
+        let read = http::pull(resp.into_body(), &mut decoder, limit, |d| {
             // Progress every BODY_REPORT_BYTES received.
             let steps = d.received() / progress::BODY_REPORT_BYTES;
             if steps > reported {

@@ -21,6 +21,7 @@ use crate::body::{self, BodyDecoder, CapMode};
 use crate::messages::{FetchError, RobotsRefusal};
 use crate::net::deadline_after;
 use crate::net::http::{self, header_values};
+use crate::net::limit::Limit;
 use crate::policy::robots::{self, RobotsMemo, RobotsTxt};
 use crate::policy::{admit, next_hop, AdmittedUrl, Hop};
 
@@ -133,7 +134,8 @@ impl Fetcher {
             });
             // OK because a hop was just pushed.
             let hop = hops.last_mut().expect("hop");
-            let (resp, conn) = match self.exchange(&current, deadline, hop).await.answered() {
+            let mut limit = Limit::at(deadline);
+            let (resp, conn) = match self.exchange(&current, &mut limit, hop).await.answered() {
                 Ok(x) => x,
                 Err(e) => return RobotsTxt::after_failed_request(e),
             };
@@ -181,7 +183,7 @@ impl Fetcher {
                 return Ok(RobotsTxt::after_failed_body(false));
             };
             let t = Instant::now();
-            let read = http::pull(resp.into_body(), &mut decoder, deadline, |_| {}).await;
+            let read = http::pull(resp.into_body(), &mut decoder, &mut limit, |_| {}).await;
             hop.phases.body_ms = Some(ms(t.elapsed()));
             hop.body = Some(BodyAudit {
                 bytes_received: decoder.received(),

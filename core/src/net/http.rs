@@ -9,11 +9,11 @@ use hyper::header::{HeaderName, HeaderValue, HOST, USER_AGENT};
 use hyper::{Method, Request};
 #[cfg(feature = "search-providers")]
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::time::Instant;
 use url::Url;
 
 #[cfg(feature = "search-providers")]
 use super::conn::{handshake, ConnGuard};
+use super::limit::Limit;
 use crate::body::{BodyDecoder, BodyFail, Flow};
 
 /// A request for `url` as it goes on the wire: the User-Agent first, then
@@ -54,17 +54,17 @@ pub(crate) fn request(
 }
 
 /// Moves a body's frames into `decoder` until the end, the decoder's cap,
-/// a failure or the deadline (a body that stops arriving in time is
+/// a failure or the limit (a body that stops arriving in time is
 /// unreadable). `on_data` sees the decoder after every data frame (the
 /// fetch reports progress from it).
 pub(crate) async fn pull(
     mut incoming: Incoming,
     decoder: &mut BodyDecoder,
-    deadline: Instant,
+    limit: &mut Limit,
     mut on_data: impl FnMut(&BodyDecoder),
 ) -> Result<(), BodyFail> {
     loop {
-        let frame = match tokio::time::timeout_at(deadline, incoming.frame()).await {
+        let frame = match limit.within(incoming.frame()).await {
             Ok(f) => f,
             Err(_) => return Err(BodyFail::Unreadable),
         };

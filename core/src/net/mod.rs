@@ -14,6 +14,7 @@ pub(crate) mod eyeballs;
 #[cfg(feature = "hickory")]
 mod hickory;
 pub(crate) mod http;
+pub(crate) mod limit;
 pub(crate) mod pool;
 mod resolve;
 mod tls;

@@ -19,6 +19,7 @@ use url::Url;
 use super::Report;
 use crate::body::{BodyDecoder, BodyFail, CapMode};
 use crate::messages::{SearchError, SetupError};
+use crate::net::limit::Limit;
 use crate::net::{http, BoxFuture, Io, TlsSettings};
 use crate::policy::Policy;
 
@@ -196,7 +197,13 @@ impl Client {
             (self.policy.search_error_cut as u64 + 4, CapMode::Truncate)
         };
         let mut decoder = BodyDecoder::new(&[], limit, mode).map_err(|_| Read)?;
-        let read = http::pull(resp.into_body(), &mut decoder, deadline, |_| {}).await;
+        let read = http::pull(
+            resp.into_body(),
+            &mut decoder,
+            &mut Limit::at(deadline),
+            |_| {},
+        )
+        .await;
         let received = decoder.received();
         let body = read.and_then(|()| decoder.finish());
         Ok(match (body, success) {
