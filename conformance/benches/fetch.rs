@@ -365,6 +365,12 @@ fn main() {
         );
     };
     let pooled = reqwest_client();
+    // What every fetch in flight holds before anything else: its future.
+    println!(
+        "a fetch's future: webgate {} bytes, reqwest {} bytes",
+        std::mem::size_of_val(&kept.call(&h1_args)),
+        std::mem::size_of_val(&fetch_peer(&pooled, H1_URL))
+    );
 
     pair(
         "one-shot",

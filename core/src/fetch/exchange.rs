@@ -24,7 +24,7 @@ use crate::net::http;
 use crate::net::limit::Limit;
 use crate::net::pool::Lease;
 use crate::net::{deadline_after, eyeballs};
-use crate::policy::{vet, AdmittedUrl};
+use crate::policy::{vet, AdmittedUrl, VettedAddr};
 use crate::progress;
 
 /// How one request ended.
@@ -180,6 +180,39 @@ impl Fetcher {
             }
         }
 
+        // Boxed: connecting is most of an exchange's size, and a request
+        // on a kept connection should not carry its room.
+        let conn = match Box::pin(self.connect(url, vetted, limit, hop)).await {
+            Ok(conn) => conn,
+            Err(sent) => return Ok(sent),
+        };
+        // Only a kept connection is ever stale; were a fresh one reported
+        // so, it is a failed request, not a panic.
+        Ok(self
+            .request_on(url, conn, false, limit, hop)
+            .await
+            .unwrap_or_else(|| Sent::Failed(failed())))
+    }
+
+    /// A fresh connection for `url`: the vetted addresses raced within the
+    /// connect limit, TLS and hyper's handshake, the connection shared
+    /// when it is h2 and the policy keeps connections. What went wrong is
+    /// the exchange's answer.
+    async fn connect(
+        &self,
+        url: &AdmittedUrl,
+        vetted: Vec<VettedAddr>,
+        limit: &mut Limit,
+        hop: &mut HopAudit,
+    ) -> Result<Conn, Sent> {
+        let inner = &self.inner;
+        let deadline = limit.deadline();
+        let timed_out = || FetchError::Timeout { url: url.display() };
+        let failed = || FetchError::NetFailed {
+            url: url.as_str().to_string(),
+        };
+        let host = url.host();
+        let port = url.port();
         let connect_by = deadline.min(deadline_after(inner.policy.connect_timeout));
         let t = Instant::now();
         // Attempts staggered by the attempt delay, in the resolver's order,
@@ -200,7 +233,7 @@ impl Fetcher {
                 let cause = format!("no address connected: {}", dial_outcomes(&hop.dials));
                 tracing::info!(target: "webgate", cause = %cause, "connect failed");
                 hop.cause = Some(cause);
-                return Err(failed());
+                return Err(Sent::Failed(failed()));
             }
             Err(_) => {
                 hop.failed_at = Some(FailedAt::Connect);
@@ -215,14 +248,14 @@ impl Fetcher {
                 );
                 tracing::info!(target: "webgate", cause = %cause, "connect timed out");
                 hop.cause = Some(cause);
-                return Err(timed_out());
+                return Err(Sent::Failed(timed_out()));
             }
         };
 
         progress::report(Progress::Connecting {
             host: host.to_string(),
         });
-        let name = ServerName::try_from(host.to_string()).map_err(|_| failed())?;
+        let name = ServerName::try_from(host.to_string()).map_err(|_| Sent::Failed(failed()))?;
         let t = Instant::now();
         let tls = limit.within(inner.tls.connect(name, stream)).await;
         hop.phases.tls_ms = Some(ms(t.elapsed()));
@@ -232,12 +265,12 @@ impl Fetcher {
                 hop.failed_at = Some(FailedAt::Tls);
                 tracing::info!(target: "webgate", error = %e, "tls handshake failed");
                 hop.cause = Some(error_chain(&e));
-                return Err(failed());
+                return Err(Sent::Failed(failed()));
             }
             Err(_) => {
                 hop.failed_at = Some(FailedAt::Tls);
                 timed_out_during(hop, "the TLS handshake");
-                return Err(timed_out());
+                return Err(Sent::Failed(timed_out()));
             }
         };
         let session = tls.get_ref().1;
@@ -259,9 +292,8 @@ impl Fetcher {
         hop.tls = Some(tls_audit.clone());
         let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
         let t = Instant::now();
-        // Boxed, and so only while it runs: hyper's handshake future is
-        // most of a fetch's size, and every fetch in flight would carry
-        // its room to the end.
+        // Boxed too, and so only while it runs: hyper's handshake future
+        // is larger than the rest of connecting put together.
         let shaken = limit.within(Box::pin(conn::handshake(tls, h2))).await;
         let (sender, guard) = match shaken {
             Ok(Ok(x)) => x,
@@ -271,7 +303,7 @@ impl Fetcher {
                 let gone = http::connection_gone(&e);
                 tracing::info!(target: "webgate", error = %e, gone, "no response head");
                 hop.cause = Some(error_chain(&e));
-                return Ok(if gone {
+                return Err(if gone {
                     Sent::Gone(failed())
                 } else {
                     Sent::Failed(failed())
@@ -281,7 +313,7 @@ impl Fetcher {
                 hop.phases.head_ms = Some(ms(t.elapsed()));
                 hop.failed_at = Some(FailedAt::Head);
                 timed_out_during(hop, "the HTTP handshake");
-                return Err(timed_out());
+                return Err(Sent::Failed(timed_out()));
             }
         };
         let conn = Conn::new(sender, guard, addr, tls_audit);
@@ -290,12 +322,7 @@ impl Fetcher {
         if h2 && inner.policy.connection_reuse {
             inner.pool.share(host, &conn);
         }
-        // Only a kept connection is ever stale; were a fresh one reported
-        // so, it is a failed request, not a panic.
-        Ok(self
-            .request_on(url, conn, false, limit, hop)
-            .await
-            .unwrap_or_else(|| Sent::Failed(failed())))
+        Ok(conn)
     }
 
     /// Sends the GET for `url` on `conn` and waits for the head. On a kept
