@@ -588,7 +588,8 @@ fn report(sections: &[Section]) -> String {
         "# Benchmarks\n\nWritten by `cargo xtask bench` (every benchmark of the project, one run).\n\
          Each figure is a ratio against a peer timed in the same run; nothing here is\n\
          asserted by a test. Timings on a shared 2-core machine vary by 10–30 % between\n\
-         runs; benchmarks interleave rounds and keep the best of each to damp that.\n\n",
+         runs; benchmarks interleave rounds with their peer to damp that, and the fetch\n\
+         benchmark gives every ratio for the median and for the worst round.\n\n",
     );
     out.push_str(&format!(
         "- Date: {}\n- Machine: {cpu}, {} logical CPUs, {mem}\n- Toolchain: {}\n- Commit: {}\n\n",
