@@ -57,6 +57,12 @@ def part_of(stack: str) -> str:
         frames.pop()
     if frames and "block_on" in frames[-1]:
         return "the fetch's own future (its task)"
+    # webgate boxes the step that connects (and hyper's handshake in it)
+    # where the exchange starts it.
+    if frames and "exchange" in frames[-1] and "webgate" in stack:
+        return "connecting (its boxed step)"
+    if frames and "fetch_into" in frames[-1]:
+        return "the fetch's record (its hops)"
     for part, holds, lacks in PARTS:
         if re.search(holds, stack) and not (lacks and re.search(lacks, stack)):
             return part
