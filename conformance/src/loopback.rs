@@ -71,51 +71,114 @@ impl LoopbackServer {
         names: &[&str],
         response: impl Fn(&str) -> Arc<Vec<u8>> + Send + Sync + 'static,
     ) -> LoopbackServer {
+        let response = Arc::new(response);
+        Self::accept(ca, names, b"http/1.1", move |mut tls, seen| {
+            let response = response.clone();
+            async move {
+                let mut buf = vec![0u8; 8192];
+                let mut pending = Vec::new();
+                loop {
+                    // One response per request head, until the client closes.
+                    while let Some(end) = pending.windows(4).position(|w| w == b"\r\n\r\n") {
+                        let head: Vec<u8> = pending.drain(..end + 4).collect();
+                        let head = String::from_utf8_lossy(&head);
+                        let path = head.split(' ').nth(1).unwrap_or("").to_string();
+                        let response = response(&path);
+                        seen.lock().unwrap_or_else(|e| e.into_inner()).push(path);
+                        // write_all can return with the last TLS records
+                        // still in rustls's buffer (the socket was full);
+                        // unflushed, they wait for the next read, and a
+                        // keep-alive client waits for them.
+                        if tls.write_all(&response).await.is_err() || tls.flush().await.is_err() {
+                            return;
+                        }
+                    }
+                    match tls.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => pending.extend_from_slice(&buf[..n]),
+                    }
+                }
+            }
+        })
+    }
+
+    /// Starts an h2-only server for `names` (ALPN `h2`) answering every
+    /// stream with 200, `content_type` and `body`; at most `max_streams`
+    /// streams at once on a connection.
+    pub fn start_h2(
+        ca: &TestCa,
+        names: &[&str],
+        content_type: &str,
+        body: Vec<u8>,
+        max_streams: u32,
+    ) -> LoopbackServer {
+        let body = bytes::Bytes::from(body);
+        let content_type = content_type.to_string();
+        Self::accept(ca, names, b"h2", move |tls, seen| {
+            let (body, content_type) = (body.clone(), content_type.clone());
+            async move {
+                let mut b = h2::server::Builder::new();
+                b.max_concurrent_streams(max_streams);
+                let Ok(mut conn) = b.handshake(tls).await else {
+                    return;
+                };
+                while let Some(Ok((req, mut respond))) = conn.accept().await {
+                    let path = req
+                        .uri()
+                        .path_and_query()
+                        .map(|p| p.to_string())
+                        .unwrap_or_default();
+                    seen.lock().unwrap_or_else(|e| e.into_inner()).push(path);
+                    let (body, content_type) = (body.clone(), content_type.clone());
+                    tokio::spawn(async move {
+                        let resp = http::Response::builder()
+                            .status(200)
+                            .header("content-type", content_type)
+                            .header("content-length", body.len())
+                            .body(())
+                            .expect("a response head");
+                        let Ok(mut send) = respond.send_response(resp, false) else {
+                            return;
+                        };
+                        let _ = send.send_data(body, true);
+                    });
+                }
+            }
+        })
+    }
+
+    /// What every server here shares: a certificate for `names` offering
+    /// `alpn`, a listener on a background runtime, the count of
+    /// connections, and each TLS connection handed to `handle` in a task
+    /// of its own, with the list of request targets to add to.
+    fn accept<F, Fut>(ca: &TestCa, names: &[&str], alpn: &[u8], handle: F) -> LoopbackServer
+    where
+        F: Fn(tokio_rustls::server::TlsStream<tokio::net::TcpStream>, Paths) -> Fut
+            + Send
+            + Sync
+            + 'static,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
         let names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
         let cfg = ca
-            .server_config(&names, CertKind::Valid, &[b"http/1.1"])
+            .server_config(&names, CertKind::Valid, &[alpn])
             .expect("a server configuration");
         let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(cfg));
         let (rt, std_listener, port) = crate::loopback::background_listener();
         let connections = Arc::new(AtomicUsize::new(0));
         let count = connections.clone();
-        let paths = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let paths: Paths = Arc::new(std::sync::Mutex::new(Vec::new()));
         let seen = paths.clone();
-        let response = Arc::new(response);
+        let handle = Arc::new(handle);
         rt.spawn(async move {
             let listener = tokio::net::TcpListener::from_std(std_listener).expect("listener");
             while let Ok((tcp, _)) = listener.accept().await {
                 let _ = tcp.set_nodelay(true);
                 count.fetch_add(1, Ordering::SeqCst);
-                let (acceptor, response) = (acceptor.clone(), response.clone());
-                let seen = seen.clone();
+                let (acceptor, handle, seen) = (acceptor.clone(), handle.clone(), seen.clone());
                 tokio::spawn(async move {
-                    let Ok(mut tls) = acceptor.accept(tcp).await else {
-                        return;
-                    };
-                    let mut buf = vec![0u8; 8192];
-                    let mut pending = Vec::new();
-                    loop {
-                        // One response per request head, until the client closes.
-                        while let Some(end) = pending.windows(4).position(|w| w == b"\r\n\r\n") {
-                            let head: Vec<u8> = pending.drain(..end + 4).collect();
-                            let head = String::from_utf8_lossy(&head);
-                            let path = head.split(' ').nth(1).unwrap_or("").to_string();
-                            let response = response(&path);
-                            seen.lock().unwrap_or_else(|e| e.into_inner()).push(path);
-                            // write_all can return with the last TLS
-                            // records still in rustls's buffer (the socket
-                            // was full); unflushed, they wait for the next
-                            // read, and a keep-alive client waits for them.
-                            if tls.write_all(&response).await.is_err() || tls.flush().await.is_err()
-                            {
-                                return;
-                            }
-                        }
-                        match tls.read(&mut buf).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => pending.extend_from_slice(&buf[..n]),
-                        }
+                    if let Ok(tls) = acceptor.accept(tcp).await {
+                        handle(tls, seen).await;
                     }
                 });
             }
@@ -129,77 +192,8 @@ impl LoopbackServer {
     }
 }
 
-impl LoopbackServer {
-    /// Starts an h2-only server for `names` (ALPN `h2`) answering every
-    /// stream with 200, `content_type` and `body`; at most `max_streams`
-    /// streams at once on a connection.
-    pub fn start_h2(
-        ca: &TestCa,
-        names: &[&str],
-        content_type: &str,
-        body: Vec<u8>,
-        max_streams: u32,
-    ) -> LoopbackServer {
-        let names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
-        let cfg = ca
-            .server_config(&names, CertKind::Valid, &[b"h2"])
-            .expect("a server configuration");
-        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(cfg));
-        let (rt, std_listener, port) = crate::loopback::background_listener();
-        let connections = Arc::new(AtomicUsize::new(0));
-        let count = connections.clone();
-        let paths = Arc::new(std::sync::Mutex::new(Vec::new()));
-        let seen = paths.clone();
-        let body = bytes::Bytes::from(body);
-        let content_type = content_type.to_string();
-        rt.spawn(async move {
-            let listener = tokio::net::TcpListener::from_std(std_listener).expect("listener");
-            while let Ok((tcp, _)) = listener.accept().await {
-                let _ = tcp.set_nodelay(true);
-                count.fetch_add(1, Ordering::SeqCst);
-                let (acceptor, body, seen) = (acceptor.clone(), body.clone(), seen.clone());
-                let content_type = content_type.clone();
-                tokio::spawn(async move {
-                    let Ok(tls) = acceptor.accept(tcp).await else {
-                        return;
-                    };
-                    let mut b = h2::server::Builder::new();
-                    b.max_concurrent_streams(max_streams);
-                    let Ok(mut conn) = b.handshake(tls).await else {
-                        return;
-                    };
-                    while let Some(Ok((req, mut respond))) = conn.accept().await {
-                        let path = req
-                            .uri()
-                            .path_and_query()
-                            .map(|p| p.to_string())
-                            .unwrap_or_default();
-                        seen.lock().unwrap_or_else(|e| e.into_inner()).push(path);
-                        let (body, content_type) = (body.clone(), content_type.clone());
-                        tokio::spawn(async move {
-                            let resp = http::Response::builder()
-                                .status(200)
-                                .header("content-type", content_type)
-                                .header("content-length", body.len())
-                                .body(())
-                                .expect("a response head");
-                            let Ok(mut send) = respond.send_response(resp, false) else {
-                                return;
-                            };
-                            let _ = send.send_data(body, true);
-                        });
-                    }
-                });
-            }
-        });
-        LoopbackServer {
-            port,
-            connections,
-            paths,
-            _rt: rt,
-        }
-    }
-}
+/// The request targets a server received, in order.
+type Paths = Arc<std::sync::Mutex<Vec<String>>>;
 
 /// A response's bytes: status line, head fields, Content-Length, body.
 fn whole_response(status: u16, head_fields: &str, body: &[u8]) -> Vec<u8> {

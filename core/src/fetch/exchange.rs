@@ -74,10 +74,6 @@ impl Fetcher {
     ) -> Result<Sent, FetchError> {
         let inner = &self.inner;
         let deadline = limit.deadline();
-        let timed_out = || FetchError::Timeout { url: url.display() };
-        let failed = || FetchError::NetFailed {
-            url: url.as_str().to_string(),
-        };
         let host = url.host();
 
         progress::report(Progress::Resolving {
@@ -107,7 +103,7 @@ impl Fetcher {
                     let cause = "no answer within the request limit";
                     tracing::info!(target: "webgate", cause, "lookup failed");
                     hop.cause = Some(cause.to_string());
-                    timed_out()
+                    timed_out(url)
                 }
             })?
             .map_err(|e| {
@@ -191,7 +187,7 @@ impl Fetcher {
         Ok(self
             .request_on(url, conn, false, limit, hop)
             .await
-            .unwrap_or_else(|| Sent::Failed(failed())))
+            .unwrap_or_else(|| Sent::Failed(failed(url))))
     }
 
     /// A fresh connection for `url`: the vetted addresses raced within the
@@ -207,10 +203,6 @@ impl Fetcher {
     ) -> Result<Conn, Sent> {
         let inner = &self.inner;
         let deadline = limit.deadline();
-        let timed_out = || FetchError::Timeout { url: url.display() };
-        let failed = || FetchError::NetFailed {
-            url: url.as_str().to_string(),
-        };
         let host = url.host();
         let port = url.port();
         let connect_by = deadline.min(deadline_after(inner.policy.connect_timeout));
@@ -233,7 +225,7 @@ impl Fetcher {
                 let cause = format!("no address connected: {}", dial_outcomes(&hop.dials));
                 tracing::info!(target: "webgate", cause = %cause, "connect failed");
                 hop.cause = Some(cause);
-                return Err(Sent::Failed(failed()));
+                return Err(Sent::Failed(failed(url)));
             }
             Err(_) => {
                 hop.failed_at = Some(FailedAt::Connect);
@@ -248,14 +240,14 @@ impl Fetcher {
                 );
                 tracing::info!(target: "webgate", cause = %cause, "connect timed out");
                 hop.cause = Some(cause);
-                return Err(Sent::Failed(timed_out()));
+                return Err(Sent::Failed(timed_out(url)));
             }
         };
 
         progress::report(Progress::Connecting {
             host: host.to_string(),
         });
-        let name = ServerName::try_from(host.to_string()).map_err(|_| Sent::Failed(failed()))?;
+        let name = ServerName::try_from(host.to_string()).map_err(|_| Sent::Failed(failed(url)))?;
         let t = Instant::now();
         let tls = limit.within(inner.tls.connect(name, stream)).await;
         hop.phases.tls_ms = Some(ms(t.elapsed()));
@@ -265,12 +257,12 @@ impl Fetcher {
                 hop.failed_at = Some(FailedAt::Tls);
                 tracing::info!(target: "webgate", error = %e, "tls handshake failed");
                 hop.cause = Some(error_chain(&e));
-                return Err(Sent::Failed(failed()));
+                return Err(Sent::Failed(failed(url)));
             }
             Err(_) => {
                 hop.failed_at = Some(FailedAt::Tls);
                 timed_out_during(hop, "the TLS handshake");
-                return Err(Sent::Failed(timed_out()));
+                return Err(Sent::Failed(timed_out(url)));
             }
         };
         let session = tls.get_ref().1;
@@ -304,16 +296,16 @@ impl Fetcher {
                 tracing::info!(target: "webgate", error = %e, gone, "no response head");
                 hop.cause = Some(error_chain(&e));
                 return Err(if gone {
-                    Sent::Gone(failed())
+                    Sent::Gone(failed(url))
                 } else {
-                    Sent::Failed(failed())
+                    Sent::Failed(failed(url))
                 });
             }
             Err(_) => {
                 hop.phases.head_ms = Some(ms(t.elapsed()));
                 hop.failed_at = Some(FailedAt::Head);
                 timed_out_during(hop, "the HTTP handshake");
-                return Err(Sent::Failed(timed_out()));
+                return Err(Sent::Failed(timed_out(url)));
             }
         };
         let conn = Conn::new(sender, guard, addr, tls_audit);
@@ -337,10 +329,6 @@ impl Fetcher {
         limit: &mut Limit,
         hop: &mut HopAudit,
     ) -> Option<Sent> {
-        let timed_out = || FetchError::Timeout { url: url.display() };
-        let failed = || FetchError::NetFailed {
-            url: url.as_str().to_string(),
-        };
         let t = Instant::now();
         if kept {
             match limit.within(conn.sender.ready()).await {
@@ -349,7 +337,7 @@ impl Fetcher {
                 Err(_) => {
                     hop.failed_at = Some(FailedAt::Head);
                     timed_out_during(hop, "the wait for a kept connection");
-                    return Some(Sent::Failed(timed_out()));
+                    return Some(Sent::Failed(timed_out(url)));
                 }
             }
         }
@@ -364,7 +352,7 @@ impl Fetcher {
             )],
             Bytes::new(),
         ) else {
-            return Some(Sent::Failed(failed()));
+            return Some(Sent::Failed(failed(url)));
         };
         progress::report(Progress::Requesting { url: url.display() });
         let head = limit.within(conn.sender.send(req)).await;
@@ -395,15 +383,15 @@ impl Fetcher {
                 tracing::info!(target: "webgate", error = %e, gone, "no response head");
                 hop.cause = Some(error_chain(&e));
                 if gone {
-                    Some(Sent::Gone(failed()))
+                    Some(Sent::Gone(failed(url)))
                 } else {
-                    Some(Sent::Failed(failed()))
+                    Some(Sent::Failed(failed(url)))
                 }
             }
             Err(_) => {
                 hop.failed_at = Some(FailedAt::Head);
                 timed_out_during(hop, "the wait for the response head");
-                Some(Sent::Failed(timed_out()))
+                Some(Sent::Failed(timed_out(url)))
             }
         }
     }
@@ -414,6 +402,18 @@ impl Fetcher {
         if self.inner.policy.connection_reuse {
             self.inner.pool.put(lease);
         }
+    }
+}
+
+/// The request limit passed (the contract's timeout text).
+fn timed_out(url: &AdmittedUrl) -> FetchError {
+    FetchError::Timeout { url: url.display() }
+}
+
+/// The network failed: refused, reset, TLS, a protocol error.
+fn failed(url: &AdmittedUrl) -> FetchError {
+    FetchError::NetFailed {
+        url: url.as_str().to_string(),
     }
 }
 
