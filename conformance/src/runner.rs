@@ -550,6 +550,17 @@ pub fn compare(v: &Vector, a: &Actual) -> Result<(), String> {
             problems.push(format!("requests: expected {want:?}, got {got:?}"));
         }
     }
+    if let Some(want) = &v.expect.connections {
+        let got: Vec<usize> = a
+            .requests
+            .iter()
+            .filter_map(|r| r.iter().find(|(k, _)| k == ":conn"))
+            .filter_map(|(_, n)| n.parse().ok())
+            .collect();
+        if &got != want {
+            problems.push(format!("connections: expected {want:?}, got {got:?}"));
+        }
+    }
     if let Some(b) = &v.expect.request_body {
         let got = a
             .requests

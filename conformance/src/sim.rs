@@ -81,6 +81,9 @@ pub struct ServerState {
     pub requests: Mutex<Vec<(usize, RequestHead)>>,
     /// The arrival counter all servers of a vector share.
     arrivals: Arc<AtomicUsize>,
+    /// h2 connections accepted so far (a request's `:conn` is its
+    /// connection's number, from 0).
+    h2_connections: AtomicUsize,
 }
 
 /// Dials scripted servers over in-memory streams and records every dial.
@@ -143,6 +146,7 @@ impl SimDial {
                     next: AtomicUsize::new(0),
                     requests: Mutex::new(Vec::new()),
                     arrivals: Arc::clone(&arrivals),
+                    h2_connections: AtomicUsize::new(0),
                 }),
             );
         }
@@ -514,9 +518,19 @@ async fn serve_h2<S: AsyncRead + AsyncWrite + Unpin + Send + 'static>(
     let Ok(mut conn) = builder.handshake(s).await else {
         return;
     };
+    let number = server.h2_connections.fetch_add(1, Ordering::SeqCst);
     let mut accepted = 0;
     while let Some(Ok((req, mut respond))) = conn.accept().await {
         accepted += 1;
+        if server
+            .spec
+            .streams_per_connection
+            .is_some_and(|n| accepted > n)
+        {
+            // Refused, unprocessed: the client may send it elsewhere.
+            respond.send_reset(h2::Reason::REFUSED_STREAM);
+            continue;
+        }
         if server.spec.goaway_after == Some(accepted) {
             // GOAWAY; the streams accepted so far are still answered, and
             // `accept` goes on driving the connection until they are.
@@ -539,6 +553,7 @@ async fn serve_h2<S: AsyncRead + AsyncWrite + Unpin + Send + 'static>(
                 .unwrap_or_default(),
         ));
         head.push((":path".into(), target));
+        head.push((":conn".into(), number.to_string()));
         for (k, v) in req.headers() {
             head.push((
                 k.as_str().to_string(),

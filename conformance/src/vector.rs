@@ -23,6 +23,7 @@
 //! keep_alive = 2               # HTTP/1.1: requests a connection answers
 //! max_streams = 1              # h2: SETTINGS_MAX_CONCURRENT_STREAMS
 //! goaway_after = 1             # h2: GOAWAY once this many streams came
+//! streams_per_connection = 1   # h2: refuse (REFUSED_STREAM) every later one
 //!
 //! [[test.server.response]]      # one per request, in order (the last repeats)
 //! status = 200
@@ -200,6 +201,9 @@ pub struct Server {
     /// it has accepted this many streams; those streams are still
     /// answered.
     pub goaway_after: Option<usize>,
+    /// h2 only: answer this many streams on a connection and refuse every
+    /// later one (RST_STREAM REFUSED_STREAM: not processed).
+    pub streams_per_connection: Option<usize>,
 }
 
 fn valid() -> String {
@@ -266,6 +270,9 @@ pub struct Expect {
     pub requests: Option<Vec<String>>,
     /// The body of the (first) request, exactly.
     pub request_body: Option<String>,
+    /// h2: the connection (each server's, numbered from 0 as accepted)
+    /// every request came on, in the order they arrived.
+    pub connections: Option<Vec<usize>>,
     /// `[JSON pointer, JSON value]` pairs that must hold in the call's
     /// audit record.
     pub audit: Option<Vec<(String, String)>>,

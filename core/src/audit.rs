@@ -289,7 +289,9 @@ pub struct HopAudit {
     /// the same host and address, or on a stream of an h2 connection
     /// another fetch to that host was using (this hop's own lookup
     /// returned the address again and the table allowed it again); no
-    /// dial, no handshake.
+    /// dial, no handshake, unless this fetch began to connect at the same
+    /// time as the other and came second (its `dials` show it; its own
+    /// connection closed unused).
     pub reused: bool,
     /// Kept connections found closed and passed over before this
     /// request's connection.

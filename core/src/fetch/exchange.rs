@@ -178,10 +178,29 @@ impl Fetcher {
 
         // Boxed: connecting is most of an exchange's size, and a request
         // on a kept connection should not carry its room.
-        let conn = match Box::pin(self.connect(url, vetted, limit, hop)).await {
-            Ok(conn) => conn,
+        let (mut conn, spare) = match Box::pin(self.connect(url, vetted, limit, hop)).await {
+            Ok(x) => x,
             Err(sent) => return Ok(sent),
         };
+        if let Some(own) = spare {
+            // Another fetch's connection, up first: one that fails before
+            // any response is stale, as a kept one is, and the request
+            // goes on this fetch's own, kept aside until now (it closes
+            // unused otherwise).
+            let handle = conn.stream();
+            match self.request_on(url, conn, true, limit, hop).await {
+                Some(sent) => return Ok(sent),
+                None => {
+                    hop.stale_connections += 1;
+                    if let Some(handle) = handle {
+                        inner.pool.retire(host, &handle);
+                    }
+                    hop.reused = false;
+                    inner.pool.register(host, &own);
+                    conn = own;
+                }
+            }
+        }
         // Only a kept connection is ever stale; were a fresh one reported
         // so, it is a failed request, not a panic.
         Ok(self
@@ -192,7 +211,9 @@ impl Fetcher {
 
     /// A fresh connection for `url`: the vetted addresses raced within the
     /// connect limit, TLS and hyper's handshake, the connection shared
-    /// when it is h2 and the policy keeps connections. What went wrong is
+    /// when it is h2 and the policy keeps connections. When another
+    /// fetch's, made at the same time, came up first, that one is
+    /// returned, with this one beside it as the spare. What went wrong is
     /// the exchange's answer.
     async fn connect(
         &self,
@@ -200,13 +221,17 @@ impl Fetcher {
         vetted: Vec<VettedAddr>,
         limit: &mut Limit,
         hop: &mut HopAudit,
-    ) -> Result<Conn, Sent> {
+    ) -> Result<(Conn, Option<Conn>), Sent> {
         let inner = &self.inner;
         let deadline = limit.deadline();
         let host = url.host();
         let port = url.port();
         let connect_by = deadline.min(deadline_after(inner.policy.connect_timeout));
         let t = Instant::now();
+        let addrs: Vec<SocketAddr> = vetted
+            .iter()
+            .map(|v| SocketAddr::new(v.ip(), port))
+            .collect();
         // Attempts staggered by the attempt delay, in the resolver's order,
         // all within the one connect limit (net::eyeballs).
         let race = eyeballs::race(
@@ -310,11 +335,16 @@ impl Fetcher {
         };
         let conn = Conn::new(sender, guard, addr, tls_audit);
         // Other fetches to this host may take streams of an h2 connection
-        // while this one is using it, under the same rule as a kept one.
+        // while this one is using it, under the same rule as a kept one;
+        // when another fetch's, made at the same time, came up first, this
+        // request goes on that one.
         if h2 && inner.policy.connection_reuse {
-            inner.pool.share(host, &conn);
+            if let Some(first) = inner.pool.share(host, &conn, &addrs) {
+                tracing::info!(target: "webgate", addr = %first.addr, "an h2 connection made at the same time is shared");
+                return Ok((first, Some(conn)));
+            }
         }
-        Ok(conn)
+        Ok((conn, None))
     }
 
     /// Sends the GET for `url` on `conn` and waits for the head. On a kept

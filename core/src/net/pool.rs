@@ -141,13 +141,22 @@ impl Pool {
     /// Connections found closed or past the idle timeout on the way are
     /// dropped.
     pub fn take(&self, host: &str, addrs: &[SocketAddr]) -> Option<Conn> {
+        self.find(host, addrs, false)
+    }
+
+    /// [`Pool::take`], for any kept connection or (`h2_only`) a shared
+    /// one only.
+    fn find(&self, host: &str, addrs: &[SocketAddr], h2_only: bool) -> Option<Conn> {
         let mut state = self.state();
         let age = self.limits.idle_timeout;
         let now = Instant::now();
         let list = state.kept.get_mut(host)?;
         let before = list.len();
         list.retain_mut(|k| k.live(now, age));
-        let found = match list.iter().rposition(|k| addrs.contains(&k.conn.addr)) {
+        let found = match list
+            .iter()
+            .rposition(|k| addrs.contains(&k.conn.addr) && (k.conn.h2 || !h2_only))
+        {
             Some(i) => match list[i].conn.stream() {
                 Some(handle) => {
                     list[i].since = now;
@@ -168,9 +177,29 @@ impl Pool {
     /// Registers a new h2 connection to `host`, so that other fetches
     /// may take streams of it while it is in use, if the bounds have
     /// room (else it serves its own request and closes after).
-    pub fn share(&self, host: &str, conn: &Conn) {
-        let Some(handle) = conn.stream() else { return };
-        self.keep(host, handle);
+    ///
+    /// Fetches that start together each make a connection. When another
+    /// fetch's h2 connection to `host`, at one of `addrs` (this fetch's
+    /// own vetted answer), came up first and is here, a stream of it is
+    /// returned instead and this one is not registered: the fetch sends
+    /// on the first, as hyper's client does, and keeps its own until the
+    /// first has answered (a server that takes one stream a connection
+    /// refuses the second, and the fetch then sends on its own).
+    pub fn share(&self, host: &str, conn: &Conn, addrs: &[SocketAddr]) -> Option<Conn> {
+        conn.stream()?;
+        if let Some(first) = self.find(host, addrs, true) {
+            return Some(first);
+        }
+        self.register(host, conn);
+        None
+    }
+
+    /// Registers `conn` (h2) for sharing, if the bounds have room, whatever
+    /// else is here.
+    pub fn register(&self, host: &str, conn: &Conn) {
+        if let Some(handle) = conn.stream() {
+            self.keep(host, handle);
+        }
     }
 
     /// Takes `conn`'s connection out of the pool (a request on it failed
@@ -446,7 +475,7 @@ mod tests {
     async fn an_h2_connection_is_shared_under_the_same_rule() {
         let pool = Pool::new(limits(4, 8));
         let (c, _s) = h2(A).await;
-        pool.share("a.example", &c);
+        pool.share("a.example", &c, &[A.parse().unwrap()]);
         let a = [A.parse().unwrap()];
         let b = [B.parse().unwrap()];
         assert!(pool.take("b.example", &a).is_none(), "another host");
@@ -456,7 +485,7 @@ mod tests {
         let two = pool.take("a.example", &a).expect("another stream");
         assert!(one.same(&c) && two.same(&c), "the same connection");
         assert_eq!(pool.kept(), 1, "it stays while streams use it");
-        pool.share("a.example", &c);
+        pool.share("a.example", &c, &[A.parse().unwrap()]);
         assert_eq!(pool.kept(), 1, "registered once");
         pool.put(lease(one, "a.example"));
         assert_eq!(pool.kept(), 1, "given back, still once");
@@ -466,7 +495,7 @@ mod tests {
     async fn a_retired_h2_connection_is_not_handed_out_again() {
         let pool = Pool::new(limits(4, 8));
         let (c, _s) = h2(A).await;
-        pool.share("a.example", &c);
+        pool.share("a.example", &c, &[A.parse().unwrap()]);
         let a = [A.parse().unwrap()];
         let one = pool.take("a.example", &a).expect("a stream");
         pool.retire("a.example", &one);
@@ -480,8 +509,8 @@ mod tests {
         let pool = Pool::new(limits(1, 8));
         let (c1, _s1) = h2(A).await;
         let (c2, _s2) = h2(A).await;
-        pool.share("a.example", &c1);
-        pool.share("a.example", &c2);
+        pool.share("a.example", &c1, &[A.parse().unwrap()]);
+        pool.share("a.example", &c2, &[A.parse().unwrap()]);
         assert_eq!(pool.kept(), 1);
         let got = pool.take("a.example", &[A.parse().unwrap()]).expect("one");
         assert!(got.same(&c1), "the one that had room");
@@ -495,7 +524,7 @@ mod tests {
     async fn an_h2_connection_in_use_outlives_the_idle_timeout_then_closes() {
         let pool = Pool::new(limits(4, 8));
         let (c, _s) = h2(A).await;
-        pool.share("a.example", &c);
+        pool.share("a.example", &c, &[A.parse().unwrap()]);
         tokio::time::sleep(Duration::from_secs(45)).await;
         assert_eq!(pool.kept(), 1, "the fetch that made it still holds it");
         drop(c);
