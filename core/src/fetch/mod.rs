@@ -220,7 +220,8 @@ struct Inner {
     dialer: Arc<dyn Dial>,
     tls: tokio_rustls::TlsConnector,
     audit: AuditSettings,
-    /// Idle connections (`Policy::connection_reuse`).
+    /// Kept connections: idle HTTP/1.1 ones and shared h2 ones
+    /// (`Policy::connection_reuse`).
     pool: Arc<Pool>,
 }
 
