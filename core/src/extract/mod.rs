@@ -148,11 +148,11 @@ fn extract_metered(html: &str, base: &Url, options: &Options, work: &Work) -> Pa
     let titled = |text: String| match &title {
         Some(t) => {
             let rest = title::drop_repeat(text, t);
-            let mut out = String::with_capacity(t.len() + rest.len() + 4);
+            let mut out = String::with_capacity(t.line.len() + rest.len() + 4);
             if style == Style::Markdown {
                 out.push_str("# ");
             }
-            out.push_str(t);
+            out.push_str(&t.line);
             if !rest.is_empty() {
                 out.push_str("\n\n");
                 out.push_str(&rest);
@@ -179,7 +179,7 @@ fn extract_metered(html: &str, base: &Url, options: &Options, work: &Work) -> Pa
         Page {
             text,
             extraction,
-            title: title.clone(),
+            title: title.as_ref().map(|t| t.line.clone()),
             truncated: cut.is_some(),
             cut,
         }
@@ -197,7 +197,7 @@ fn extract_metered(html: &str, base: &Url, options: &Options, work: &Work) -> Pa
             look(body_images),
             drops,
             work,
-            title.as_deref(),
+            title.as_ref().map(|t| t.line.as_str()),
             refs,
         )
     };
