@@ -6,11 +6,13 @@
 //! title line, chosen from what the page says of itself:
 //!
 //! 1. the main heading, when it is the title: an `<h1>` that says most
-//!    of what the `<title>` or `og:title` says without the site's name
-//!    (at least half of the shorter one's words are in the other, and at
-//!    least half of the title's words in the heading: a section's label
-//!    such as "Reviews" under "Reviews of our yoga classes" is not the
-//!    title), and which is not the site's name (a logo set as the page's
+//!    of what the `<title>` or `og:title` says without the site's name,
+//!    and little else (at least half of the title's words are in the
+//!    heading: a section's label such as "Reviews" under "Reviews of our
+//!    yoga classes" is not the title; and at least half of the heading's
+//!    words are in the title: a slogan such as "Business messaging that
+//!    scales without slowing you down" under "Business Text Messaging"
+//!    is not either), and which is not the site's name (a logo set as the page's
 //!    first `<h1>`); of several, the one that agrees most. When a
 //!    segment of the `<title>` or `og:title` is that heading said whole,
 //!    with a word or two more that are not the site's name ("8 Recent
@@ -39,7 +41,11 @@
 //! the test for the site's name it reached 90.3%, but lines then carried
 //! the site's name and breadcrumbs ("Amazon.com: …", "TFH Online
 //! Forum-…"); preferring the `<title>` to an agreeing heading lost a
-//! tenth of the articles (91% to 81%).
+//! tenth of the articles (91% to 81%). Asking that half of the
+//! heading's words be the title's (before, half of the shorter one's
+//! words in the other) took it to 90.0% (service 72.7% to 76.4%, listing
+//! 91.9% to 93.9%, article 92.1% to 91.3%); 40% or 30% of them moved
+//! pages one at a time either way.
 //!
 //! What decides is the page, never the words of its URL; the only use of
 //! the URL is to recognise the site's name in a title segment. The line
@@ -89,29 +95,15 @@ fn words(s: &str) -> Vec<String> {
         .collect()
 }
 
-/// The share of the shorter word list's distinct words found in the
-/// other.
-fn agreement(a: &[String], b: &[String]) -> f64 {
-    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    let mut short: Vec<&String> = short.iter().collect();
-    short.sort();
-    short.dedup();
-    if short.is_empty() {
+/// The share of `a`'s distinct words found in `b`.
+fn coverage(a: &[String], b: &[String]) -> f64 {
+    let mut distinct: Vec<&String> = a.iter().collect();
+    distinct.sort();
+    distinct.dedup();
+    if distinct.is_empty() {
         return 0.0;
     }
-    let shared = short.iter().filter(|w| long.contains(w)).count();
-    shared as f64 / short.len() as f64
-}
-
-/// The share of `title`'s distinct words found in `heading`.
-fn coverage(title: &[String], heading: &[String]) -> f64 {
-    let mut t: Vec<&String> = title.iter().collect();
-    t.sort();
-    t.dedup();
-    if t.is_empty() {
-        return 0.0;
-    }
-    t.iter().filter(|w| heading.contains(w)).count() as f64 / t.len() as f64
+    distinct.iter().filter(|w| b.contains(w)).count() as f64 / distinct.len() as f64
 }
 
 /// The separators between a title's segments (`Headline | Site`).
@@ -339,7 +331,7 @@ pub fn title(doc: &Doc, base: &Url) -> Option<Title> {
         let w = words(&h);
         let score = refs
             .iter()
-            .map(|r| agreement(&w, r).min(coverage(r, &w)))
+            .map(|r| coverage(&w, r).min(coverage(r, &w)))
             .fold(0.0, f64::max);
         if score >= 0.5 && best.as_ref().is_none_or(|(s, _)| score > *s) {
             best = Some((score, h));
@@ -507,6 +499,17 @@ mod tests {
             )
             .as_deref(),
             Some("Shop Furniture Online")
+        );
+        // A slogan that shares some of the title's words is not the
+        // title either.
+        assert_eq!(
+            t(
+                "<title>Business Text Messaging | Example</title>\
+                 <h1>Business messaging that scales without slowing you down</h1>",
+                base
+            )
+            .as_deref(),
+            Some("Business Text Messaging")
         );
         // Of several that agree, the one that agrees most (and the title
         // says it whole).
