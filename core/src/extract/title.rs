@@ -17,8 +17,9 @@
 //!    segment of the `<title>` or `og:title` is that heading said whole,
 //!    with a word or two more that are not the site's name ("8 Recent
 //!    Trends in Photography" for the heading "Recent Trends in
-//!    Photography", "Stripe Payments" for "Payments"), the segment is
-//!    the line, and the heading in the text counts as a repeat;
+//!    Photography", "Project Management Certificate" for "Project
+//!    Management"), the segment is the line, and the heading in the text
+//!    counts as a repeat;
 //! 2. else, on a page that declares itself an article (`og:type`
 //!    article), its one headline `<h1>` inside an `<article>`, however
 //!    differently the `<title>` is worded for search engines;
