@@ -266,7 +266,9 @@ fn headings(doc: &Doc, base: &Url) -> Vec<(Id, String)> {
                 &Work::unbounded(),
             )
             .text;
-            let text = one_line(&text);
+            // Without a permalink mark after it (Sphinx's `¶`, rustdoc's
+            // `§`): the heading's link to itself, not its words.
+            let text = one_line(text.trim_end().trim_end_matches(['¶', '§']));
             if !text.is_empty() {
                 out.push((id, text));
             }
@@ -618,6 +620,19 @@ mod tests {
             )
             .as_deref(),
             Some("Average Cost of Online College")
+        );
+    }
+
+    #[test]
+    fn a_headings_permalink_mark_is_not_its_title() {
+        assert_eq!(
+            t(
+                "<title>Logging HOWTO — Python 3.14 documentation</title>\
+                 <h1>Logging HOWTO<a class=headerlink href='#logging-howto'>¶</a></h1>",
+                "https://docs.python.org/3/howto/logging.html"
+            )
+            .as_deref(),
+            Some("Logging HOWTO")
         );
     }
 
