@@ -208,6 +208,11 @@ impl Doc {
         self.marks[id] & (IN_ARTICLE | IN_MAIN) != 0
     }
 
+    /// Whether an ancestor of `id` is an `<article>`.
+    pub fn in_article(&self, id: Id) -> bool {
+        self.marks[id] & IN_ARTICLE != 0
+    }
+
     /// Whether `id` is a heading or holds one.
     pub fn holds_heading(&self, id: Id) -> bool {
         self.marks[id] & HOLDS_HEADING != 0

@@ -12,8 +12,8 @@
 //!    yoga classes" is not the title; and at least half of the heading's
 //!    words are in the title: a slogan such as "Business messaging that
 //!    scales without slowing you down" under "Business Text Messaging"
-//!    is not either), and which is not the site's name (a logo set as the page's
-//!    first `<h1>`); of several, the one that agrees most. When a
+//!    is not either), and which is not the site's name (a logo set as
+//!    the page's first `<h1>`); of several, the one that agrees most. When a
 //!    segment of the `<title>` or `og:title` is that heading said whole,
 //!    with a word or two more that are not the site's name ("8 Recent
 //!    Trends in Photography" for the heading "Recent Trends in
@@ -232,18 +232,6 @@ fn meta(doc: &Doc) -> (Option<String>, Option<String>, bool) {
     (og, site, article)
 }
 
-/// Whether `id` is inside an `<article>`.
-fn in_article(doc: &Doc, id: Id) -> bool {
-    let mut at = doc.parent(id);
-    while let Some(p) = at {
-        if doc.nodes[p].tag() == Some("article") {
-            return true;
-        }
-        at = doc.parent(p);
-    }
-    false
-}
-
 /// The visible `<h1>`s short enough to be a headline, in order, with
 /// their text as rendered (inline elements set apart as a reader sees
 /// them).
@@ -361,7 +349,7 @@ pub fn title(doc: &Doc, base: &Url) -> Option<Title> {
         .filter(|(_, h)| !site_segment(h) && words(h).len() >= 3)
         .collect();
     if let [(id, h)] = heads.as_slice() {
-        if og_article && in_article(doc, *id) {
+        if og_article && doc.in_article(*id) {
             return Some(Title::line(h.clone()));
         }
     }
