@@ -312,7 +312,7 @@ impl Fetcher {
         // Boxed too, and so only while it runs: hyper's handshake future
         // is larger than the rest of connecting put together.
         let shaken = limit.within(Box::pin(conn::handshake(tls, h2))).await;
-        let (sender, guard) = match shaken {
+        let (sender, guard, driver) = match shaken {
             Ok(Ok(x)) => x,
             Ok(Err(e)) => {
                 hop.phases.head_ms = Some(ms(t.elapsed()));
@@ -333,7 +333,7 @@ impl Fetcher {
                 return Err(Sent::Failed(timed_out(url)));
             }
         };
-        let conn = Conn::new(sender, guard, addr, tls_audit);
+        let conn = Conn::new(sender, guard, driver, addr, tls_audit);
         // Other fetches to this host may take streams of an h2 connection
         // while this one is using it, under the same rule as a kept one;
         // when another fetch's, made at the same time, came up first, this
@@ -361,7 +361,7 @@ impl Fetcher {
     ) -> Option<Sent> {
         let t = Instant::now();
         if kept {
-            match limit.within(conn.sender.ready()).await {
+            match limit.within(conn.driver.drive(conn.sender.ready())).await {
                 Ok(Ok(())) => {}
                 Ok(Err(_)) => return None,
                 Err(_) => {
@@ -385,7 +385,7 @@ impl Fetcher {
             return Some(Sent::Failed(failed(url)));
         };
         progress::report(Progress::Requesting { url: url.display() });
-        let head = limit.within(conn.sender.send(req)).await;
+        let head = limit.within(conn.driver.drive(conn.sender.send(req))).await;
         hop.phases.head_ms = Some(ms(t.elapsed()));
         match head {
             Ok(Ok(resp)) => {

@@ -33,7 +33,7 @@ impl Fetcher {
     pub(super) async fn read(
         &self,
         url: &AdmittedUrl,
-        (resp, conn): (Response<Incoming>, Lease),
+        (resp, mut conn): (Response<Incoming>, Lease),
         limit: &mut Limit,
         call_deadline: Option<Instant>,
         max_chars: usize,
@@ -92,16 +92,22 @@ impl Fetcher {
             .map_err(|_| unreadable())?;
         let t = Instant::now();
         let mut reported = 0;
-        let read = http::pull(resp.into_body(), &mut decoder, limit, |d| {
-            // Progress every BODY_REPORT_BYTES received.
-            let steps = d.received() / progress::BODY_REPORT_BYTES;
-            if steps > reported {
-                reported = steps;
-                progress::report(Progress::Body {
-                    bytes: d.received(),
-                });
-            }
-        })
+        let read = http::pull(
+            resp.into_body(),
+            &mut conn.conn.driver,
+            &mut decoder,
+            limit,
+            |d| {
+                // Progress every BODY_REPORT_BYTES received.
+                let steps = d.received() / progress::BODY_REPORT_BYTES;
+                if steps > reported {
+                    reported = steps;
+                    progress::report(Progress::Body {
+                        bytes: d.received(),
+                    });
+                }
+            },
+        )
         .await;
         body_audit.bytes_received = decoder.received();
         body_audit.bytes_inflated = decoder.inflated();

@@ -135,7 +135,7 @@ impl Fetcher {
             // OK because a hop was just pushed.
             let hop = hops.last_mut().expect("hop");
             let mut limit = Limit::at(deadline);
-            let (resp, conn) = match self.exchange(&current, &mut limit, hop).await.answered() {
+            let (resp, mut conn) = match self.exchange(&current, &mut limit, hop).await.answered() {
                 Ok(x) => x,
                 Err(e) => return RobotsTxt::after_failed_request(e),
             };
@@ -183,7 +183,14 @@ impl Fetcher {
                 return Ok(RobotsTxt::after_failed_body(false));
             };
             let t = Instant::now();
-            let read = http::pull(resp.into_body(), &mut decoder, &mut limit, |_| {}).await;
+            let read = http::pull(
+                resp.into_body(),
+                &mut conn.conn.driver,
+                &mut decoder,
+                &mut limit,
+                |_| {},
+            )
+            .await;
             hop.phases.body_ms = Some(ms(t.elapsed()));
             hop.body = Some(BodyAudit {
                 bytes_received: decoder.received(),

@@ -1,10 +1,13 @@
 //! One client connection: hyper's connection started over a stream
 //! ([`handshake`]: HTTP/1.1, or h2 behind the gate that holds the server's
-//! bytes until our request is written), its task ([`ConnGuard`]), the
-//! [`Sender`] that takes requests, and [`Conn`], all of it with the socket
-//! address it was dialled to and its TLS session. The exchange
-//! (`http`) and the pool of kept connections (`pool`) both build on it.
+//! bytes until our request is written), where its work runs (an h2
+//! connection's task, [`ConnGuard`]; an HTTP/1.1 connection's [`Driver`],
+//! run by the request using it), the [`Sender`] that takes requests, and
+//! [`Conn`], all of it with the socket address it was dialled to and its
+//! TLS session. The exchange (`http`) and the pool of kept connections
+//! (`pool`) both build on it.
 
+use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -57,25 +60,34 @@ impl Sender {
     }
 }
 
-/// One open connection: its sender, its task, the socket address it was
-/// dialled to, and its TLS session as the audit shows it.
+/// One open connection: its sender, its task or driver, the socket
+/// address it was dialled to, and its TLS session as the audit shows it.
 pub(crate) struct Conn {
     pub sender: Sender,
-    /// Never read, only held: the connection task ends when the last
-    /// handle on this connection is dropped. An h2 connection has one
-    /// handle per request on it, and the pool's.
+    /// Never read, only held: an h2 connection's task ends when the last
+    /// handle on it is dropped (one per request on it, and the pool's).
+    /// Also the connection's identity ([`Conn::same`]).
     pub task: Arc<ConnGuard>,
+    /// An HTTP/1.1 connection's work, run by whoever uses it.
+    pub driver: Driver,
     pub addr: SocketAddr,
     pub h2: bool,
     pub tls: TlsAudit,
 }
 
 impl Conn {
-    pub fn new(sender: Sender, task: ConnGuard, addr: SocketAddr, tls: TlsAudit) -> Conn {
+    pub fn new(
+        sender: Sender,
+        task: ConnGuard,
+        driver: Driver,
+        addr: SocketAddr,
+        tls: TlsAudit,
+    ) -> Conn {
         Conn {
             h2: matches!(sender, Sender::H2(_)),
             sender,
             task: Arc::new(task),
+            driver,
             addr,
             tls,
         }
@@ -90,11 +102,18 @@ impl Conn {
             Sender::H2(s) => Some(Conn {
                 sender: Sender::H2(s.clone()),
                 task: Arc::clone(&self.task),
+                driver: Driver::none(),
                 addr: self.addr,
                 h2: true,
                 tls: self.tls.clone(),
             }),
         }
+    }
+
+    /// The connection has closed (an idle HTTP/1.1 one is asked: its
+    /// work runs once to see the end of its stream).
+    pub fn closed(&mut self) -> bool {
+        !self.driver.still_going() || self.sender.is_closed()
     }
 
     /// Both handles are on one connection.
@@ -109,20 +128,90 @@ impl Conn {
     }
 }
 
-/// Aborts the connection task when dropped, so nothing is left running
-/// once the caller is done with the response.
+/// Aborts an h2 connection's task when dropped, so nothing is left
+/// running once the caller is done with the response (an HTTP/1.1
+/// connection has no task: its guard holds nothing).
 #[derive(Debug)]
-pub(crate) struct ConnGuard(tokio::task::JoinHandle<()>);
+pub(crate) struct ConnGuard(Option<tokio::task::JoinHandle<()>>);
 
 impl Drop for ConnGuard {
     fn drop(&mut self) {
-        self.0.abort();
+        if let Some(task) = &self.0 {
+            task.abort();
+        }
     }
 }
 
-/// Starts hyper's client connection over `io` (h2 when ALPN chose it) and
-/// its task; the task ends when the guard is dropped.
-pub(crate) async fn handshake<T>(io: T, h2: bool) -> Result<(Sender, ConnGuard), hyper::Error>
+/// An HTTP/1.1 connection's work (hyper's connection future: writing the
+/// request, reading the response into its body), run inside the future
+/// of the request that uses the connection rather than in a task of its
+/// own; empty for h2, and once the connection has ended.
+///
+/// Why: one request at a time is all an HTTP/1.1 connection carries, so
+/// a task of its own only hands every response from one thread to
+/// another (a wake-up through the scheduler for the head and each piece
+/// of the body). Run by the request, the socket's readiness wakes the
+/// request itself. While the connection sits idle in the pool nothing
+/// runs it; a server that closed it meanwhile is seen when the next
+/// request runs it to wait until it is ready (`Sender::ready`), and that
+/// request takes another connection.
+pub(crate) struct Driver(Option<Pin<Box<dyn Future<Output = ()> + Send>>>);
+
+impl Driver {
+    /// Nothing to run (h2, or a connection whose work ended).
+    pub fn none() -> Driver {
+        Driver(None)
+    }
+
+    /// Runs the work of an idle connection once, outside any request (a
+    /// wake-up it asks for goes nowhere: the next request runs it again):
+    /// whether it is still going. A server that closed the connection
+    /// meanwhile is seen here, and the end of its stream ends the work.
+    /// Work that ended before, or none here (h2's runs in its task), is
+    /// not asked: its sender says whether it closed.
+    fn still_going(&mut self) -> bool {
+        let Some(work) = &mut self.0 else {
+            return true;
+        };
+        let mut cx = Context::from_waker(Waker::noop());
+        if work.as_mut().poll(&mut cx).is_ready() {
+            self.0 = None;
+            return false;
+        }
+        true
+    }
+
+    /// Awaits `fut` while running the connection's work beside it, in the
+    /// same task: whatever `fut` waits for (a response head, a body
+    /// frame, readiness) is that work's doing.
+    pub async fn drive<F: Future>(&mut self, fut: F) -> F::Output {
+        let mut fut = std::pin::pin!(fut);
+        std::future::poll_fn(|cx| {
+            if let Poll::Ready(out) = fut.as_mut().poll(cx) {
+                return Poll::Ready(out);
+            }
+            if let Some(work) = &mut self.0 {
+                if work.as_mut().poll(cx).is_ready() {
+                    // Ended (closed, or failed: hyper tells `fut` why).
+                    self.0 = None;
+                }
+            }
+            // The work may have made `fut`'s answer (or queued a wake-up
+            // of this task for it): asked again now, not a turn later.
+            fut.as_mut().poll(cx)
+        })
+        .await
+    }
+}
+
+/// Starts hyper's client connection over `io` (h2 when ALPN chose it):
+/// h2 in a task of its own, which ends when the guard is dropped (its
+/// streams are shared between requests); HTTP/1.1 with its work in the
+/// [`Driver`] (dropping it closes the connection).
+pub(crate) async fn handshake<T>(
+    io: T,
+    h2: bool,
+) -> Result<(Sender, ConnGuard, Driver), hyper::Error>
 where
     T: AsyncRead + AsyncWrite + Send + Unpin + 'static,
 {
@@ -134,19 +223,19 @@ where
         b.max_header_list_size(256 * 1024)
             .max_concurrent_reset_streams(16);
         let (sender, conn) = b.handshake(io).await?;
-        let guard = ConnGuard(tokio::spawn(async move {
+        let guard = ConnGuard(Some(tokio::spawn(async move {
             let _ = conn.await;
-        }));
-        Ok((Sender::H2(sender), guard))
+        })));
+        Ok((Sender::H2(sender), guard, Driver::none()))
     } else {
         let io = TokioIo::new(io);
         let mut b = hyper::client::conn::http1::Builder::new();
         b.max_buf_size(256 * 1024);
         let (sender, conn) = b.handshake(io).await?;
-        let guard = ConnGuard(tokio::spawn(async move {
+        let work = Driver(Some(Box::pin(async move {
             let _ = conn.await;
-        }));
-        Ok((Sender::H1(sender), guard))
+        })));
+        Ok((Sender::H1(sender), ConnGuard(None), work))
     }
 }
 
@@ -298,7 +387,94 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for GatedIo<T> {
 
 #[cfg(test)]
 mod tests {
-    use super::Gate;
+    use super::{handshake, Gate};
+    use std::future::Future;
+    use std::sync::Arc;
+    use std::task::{Context, Poll, Waker};
+
+    /// Runs `fut` to its end on this thread with no runtime at all:
+    /// anything in it that spawned a task (`tokio::spawn`) would panic.
+    fn block_on<F: Future>(fut: F) -> F::Output {
+        struct Unpark(std::thread::Thread);
+        impl std::task::Wake for Unpark {
+            fn wake(self: Arc<Self>) {
+                self.0.unpark();
+            }
+        }
+        let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+        let mut cx = Context::from_waker(&waker);
+        let mut fut = std::pin::pin!(fut);
+        loop {
+            if let Poll::Ready(out) = fut.as_mut().poll(&mut cx) {
+                return out;
+            }
+            std::thread::park();
+        }
+    }
+
+    /// An HTTP/1.1 connection's work runs in the request that uses it:
+    /// two requests, one after the other, on one connection that nothing
+    /// ran while it was idle between them; then the server goes, and the
+    /// next wait for readiness sees it closed.
+    #[test]
+    fn an_http1_connection_runs_inside_its_requests() {
+        use http_body_util::BodyExt;
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+        let (client, mut server) = tokio::io::duplex(4096);
+        let server = async move {
+            let mut got = Vec::new();
+            let mut buf = [0u8; 1024];
+            for _ in 0..2 {
+                while !got.windows(4).any(|w| w == b"\r\n\r\n") {
+                    let n = server.read(&mut buf).await.expect("read");
+                    assert!(n > 0, "the client closed early");
+                    got.extend_from_slice(&buf[..n]);
+                }
+                got.clear();
+                server
+                    .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")
+                    .await
+                    .expect("write");
+            }
+            // Dropped here: the connection ends.
+        };
+        let client = async move {
+            let (mut sender, _guard, mut driver) =
+                handshake(client, false).await.expect("handshake");
+            let mut bodies = Vec::new();
+            for _ in 0..2 {
+                driver.drive(sender.ready()).await.expect("ready");
+                let req = hyper::Request::builder()
+                    .uri("/")
+                    .header("host", "a.example")
+                    .body(http_body_util::Full::new(hyper::body::Bytes::new()))
+                    .expect("request");
+                let resp = driver.drive(sender.send(req)).await.expect("head");
+                let body = driver
+                    .drive(resp.into_body().collect())
+                    .await
+                    .expect("body");
+                bodies.push(body.to_bytes());
+            }
+            (sender, driver, bodies)
+        };
+        let (mut sender, mut driver, bodies) = block_on(async {
+            let mut server = std::pin::pin!(server);
+            let mut client = std::pin::pin!(client);
+            let mut server_done = false;
+            std::future::poll_fn(|cx| {
+                if !server_done {
+                    server_done = server.as_mut().poll(cx).is_ready();
+                }
+                client.as_mut().poll(cx)
+            })
+            .await
+        });
+        assert_eq!(bodies, vec![&b"hello"[..], &b"hello"[..]]);
+        assert!(block_on(driver.drive(sender.ready())).is_err());
+        assert!(sender.is_closed());
+    }
 
     fn frame(kind: u8, payload: &[u8]) -> Vec<u8> {
         let n = payload.len();

@@ -11,6 +11,7 @@ use hyper::{Method, Request};
 use tokio::io::{AsyncRead, AsyncWrite};
 use url::Url;
 
+use super::conn::Driver;
 #[cfg(feature = "search-providers")]
 use super::conn::{handshake, ConnGuard};
 use super::limit::Limit;
@@ -55,16 +56,18 @@ pub(crate) fn request(
 
 /// Moves a body's frames into `decoder` until the end, the decoder's cap,
 /// a failure or the limit (a body that stops arriving in time is
-/// unreadable). `on_data` sees the decoder after every data frame (the
-/// fetch reports progress from it).
+/// unreadable), with the connection's `driver` run beside it. `on_data`
+/// sees the decoder after every data frame (the fetch reports progress
+/// from it).
 pub(crate) async fn pull(
     mut incoming: Incoming,
+    driver: &mut Driver,
     decoder: &mut BodyDecoder,
     limit: &mut Limit,
     mut on_data: impl FnMut(&BodyDecoder),
 ) -> Result<(), BodyFail> {
     loop {
-        let frame = match limit.within(incoming.frame()).await {
+        let frame = match limit.within(driver.drive(incoming.frame())).await {
             Ok(f) => f,
             Err(_) => return Err(BodyFail::Unreadable),
         };
@@ -89,19 +92,20 @@ pub(crate) async fn pull(
 /// [`handshake`](super::conn::handshake) and one request. With `h2`, the request URI must be
 /// absolute (it carries `:authority`); over HTTP/1.1 it must be
 /// origin-form with a `Host` header. (The search client's path; fetch
-/// keeps the sender, for reuse.)
+/// keeps the sender, for reuse.) The body is read with the driver
+/// returned beside it.
 #[cfg(feature = "search-providers")]
 pub(crate) async fn send<T>(
     io: T,
     h2: bool,
     req: Request<Full<Bytes>>,
-) -> Result<(hyper::Response<Incoming>, ConnGuard), hyper::Error>
+) -> Result<(hyper::Response<Incoming>, ConnGuard, Driver), hyper::Error>
 where
     T: AsyncRead + AsyncWrite + Send + Unpin + 'static,
 {
-    let (mut sender, guard) = handshake(io, h2).await?;
-    let resp = sender.send(req).await?;
-    Ok((resp, guard))
+    let (mut sender, guard, mut driver) = handshake(io, h2).await?;
+    let resp = driver.drive(sender.send(req)).await?;
+    Ok((resp, guard, driver))
 }
 
 /// Whether a failed exchange ended before any response because the

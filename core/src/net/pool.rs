@@ -74,7 +74,7 @@ impl Kept {
     /// Still worth keeping at `now`: open, and in use (h2) or idle for
     /// less than `age`. An h2 connection found in use is idle from now on.
     fn live(&mut self, now: Instant, age: Duration) -> bool {
-        if self.conn.sender.is_closed() {
+        if self.conn.closed() {
             return false;
         }
         if self.conn.in_use() {
@@ -252,8 +252,12 @@ impl Pool {
     /// dropped (closed); an h2 one is idle from now (and registered, if
     /// it was not).
     pub fn put(&self, lease: Lease) {
-        let Lease { conn, host, keep } = lease;
-        if !keep || conn.sender.is_closed() {
+        let Lease {
+            mut conn,
+            host,
+            keep,
+        } = lease;
+        if !keep || conn.closed() {
             return;
         }
         if conn.h2 {
@@ -348,14 +352,14 @@ mod tests {
     /// server's end (dropping it closes the connection).
     async fn conn(addr: &str) -> (Conn, tokio::io::DuplexStream) {
         let (client, server) = tokio::io::duplex(1024);
-        let (sender, guard) = crate::net::conn::handshake(client, false)
+        let (sender, guard, driver) = crate::net::conn::handshake(client, false)
             .await
             .expect("handshake");
         let tls = TlsAudit {
             version: "TLSv1_3".into(),
             alpn: None,
         };
-        let conn = Conn::new(sender, guard, addr.parse().expect("addr"), tls);
+        let conn = Conn::new(sender, guard, driver, addr.parse().expect("addr"), tls);
         (conn, server)
     }
 
@@ -363,14 +367,14 @@ mod tests {
     /// is written; no server answers), and the server's end.
     async fn h2(addr: &str) -> (Conn, tokio::io::DuplexStream) {
         let (client, server) = tokio::io::duplex(64 * 1024);
-        let (sender, guard) = crate::net::conn::handshake(client, true)
+        let (sender, guard, driver) = crate::net::conn::handshake(client, true)
             .await
             .expect("handshake");
         let tls = TlsAudit {
             version: "TLSv1_3".into(),
             alpn: Some("h2".into()),
         };
-        let conn = Conn::new(sender, guard, addr.parse().expect("addr"), tls);
+        let conn = Conn::new(sender, guard, driver, addr.parse().expect("addr"), tls);
         (conn, server)
     }
 

@@ -160,7 +160,7 @@ impl Client {
             )
             .ok_or(Req)
         };
-        let (resp, _guard) = if url.scheme() == "https" {
+        let (resp, _guard, mut driver) = if url.scheme() == "https" {
             let name = ServerName::try_from(bare.to_string()).map_err(|_| Req)?;
             let tls = tokio::time::timeout_at(deadline, self.tls.connect(name, stream))
                 .await
@@ -199,6 +199,7 @@ impl Client {
         let mut decoder = BodyDecoder::new(&[], limit, mode).map_err(|_| Read)?;
         let read = http::pull(
             resp.into_body(),
+            &mut driver,
             &mut decoder,
             &mut Limit::at(deadline),
             |_| {},
