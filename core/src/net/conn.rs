@@ -184,23 +184,40 @@ impl Driver {
     /// Awaits `fut` while running the connection's work beside it, in the
     /// same task: whatever `fut` waits for (a response head, a body
     /// frame, readiness) is that work's doing.
-    pub async fn drive<F: Future>(&mut self, fut: F) -> F::Output {
-        let mut fut = std::pin::pin!(fut);
-        std::future::poll_fn(|cx| {
-            if let Poll::Ready(out) = fut.as_mut().poll(cx) {
-                return Poll::Ready(out);
+    pub fn drive<F: Future>(&mut self, fut: F) -> Driven<'_, F> {
+        Driven { work: self, fut }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// [`Driver::drive`]'s future: `fut`, and the connection's work run
+    /// each time it is polled. A struct rather than an `async fn`, which
+    /// would hold `fut` twice (the argument and its pinned copy) in every
+    /// request's future.
+    pub(crate) struct Driven<'a, F> {
+        work: &'a mut Driver,
+        #[pin]
+        fut: F,
+    }
+}
+
+impl<F: Future> Future for Driven<'_, F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let mut this = self.project();
+        if let Poll::Ready(out) = this.fut.as_mut().poll(cx) {
+            return Poll::Ready(out);
+        }
+        if let Some(work) = &mut this.work.0 {
+            if work.as_mut().poll(cx).is_ready() {
+                // Ended (closed, or failed: hyper tells `fut` why).
+                this.work.0 = None;
             }
-            if let Some(work) = &mut self.0 {
-                if work.as_mut().poll(cx).is_ready() {
-                    // Ended (closed, or failed: hyper tells `fut` why).
-                    self.0 = None;
-                }
-            }
-            // The work may have made `fut`'s answer (or queued a wake-up
-            // of this task for it): asked again now, not a turn later.
-            fut.as_mut().poll(cx)
-        })
-        .await
+        }
+        // The work may have made `fut`'s answer (or queued a wake-up of
+        // this task for it): asked again now, not a turn later.
+        this.fut.poll(cx)
     }
 }
 
