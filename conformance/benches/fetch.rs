@@ -289,8 +289,13 @@ fn main() {
     // lead.
     let pair = |what: &str, total: usize, width: usize, ours: (&str, Side), peer: (&str, Side)| {
         let (mut a, mut b) = (Vec::new(), Vec::new());
-        warm(ours.1);
-        warm(peer.1);
+        // Warmed at the row's width, both sides: a pooled side starts its
+        // rounds with the connections that width keeps, whichever row ran
+        // before (reqwest's one client is shared by every row, and would
+        // otherwise come in with the last row's connections while a
+        // Fetcher of its own comes in cold).
+        load(width, width, ours.1);
+        load(width, width, peer.1);
         // A round is SLICES slices of each side, alternating, so that a
         // drift of the machine within a round (another tenant, the CPU's
         // clock) falls on both sides alike.
