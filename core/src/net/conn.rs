@@ -148,7 +148,7 @@ impl Drop for ConnGuard {
 /// own; empty for h2, and once the connection has ended.
 ///
 /// Why: one request at a time is all an HTTP/1.1 connection carries, so
-/// a task of its own only hands every response from one thread to
+/// a task of its own only hands each response over from one thread to
 /// another (a wake-up through the scheduler for the head and each piece
 /// of the body). Run by the request, the socket's readiness wakes the
 /// request itself. While the connection sits idle in the pool nothing
