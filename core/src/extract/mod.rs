@@ -27,6 +27,7 @@ mod signals;
 mod sink;
 mod streamed;
 mod title;
+mod unclosed;
 mod visibility;
 mod work;
 
