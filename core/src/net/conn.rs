@@ -152,9 +152,10 @@ impl Drop for ConnGuard {
 /// another (a wake-up through the scheduler for the head and each piece
 /// of the body). Run by the request, the socket's readiness wakes the
 /// request itself. While the connection sits idle in the pool nothing
-/// runs it; a server that closed it meanwhile is seen when the next
-/// request runs it to wait until it is ready (`Sender::ready`), and that
-/// request takes another connection.
+/// runs it; a server that closed it meanwhile is seen when the pool asks
+/// whether it is still open ([`Conn::closed`], which runs it once), or at
+/// the latest when the next request runs it to wait until it is ready
+/// (`Sender::ready`), and that request takes another connection.
 pub(crate) struct Driver(Option<Pin<Box<dyn Future<Output = ()> + Send>>>);
 
 impl Driver {
