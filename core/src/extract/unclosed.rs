@@ -4,8 +4,9 @@
 //! `</title>` (RCDATA, §13.2.5.2); when none follows, the rest of the
 //! document is the title's text and the page has no body text at all. Old
 //! pages, and captures cut off in the middle of their head, have that
-//! (7 of web-classics' 1,423 pages: the text of each is all there, after a
-//! `<title>` whose end tag was lost). The parsers the readers of their time
+//! (8 of web-classics' 1,423 pages: the text of each is all there, after a
+//! `<title>` whose end tag was lost, or misspelt as `</titlevalue=…>`,
+//! which is not one). The parsers the readers of their time
 //! used (libxml2's, so lxml's and every reader built on it) end such a
 //! title at the next tag and read the page.
 //!
