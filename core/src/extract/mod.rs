@@ -26,6 +26,7 @@ mod select;
 mod signals;
 mod sink;
 mod streamed;
+mod tables;
 mod title;
 mod unclosed;
 mod visibility;

@@ -27,6 +27,7 @@ use std::collections::HashMap;
 
 use super::dom::{Doc, Id, Kind};
 use super::lexicon::is_block;
+use super::tables;
 use super::work::Work;
 use crate::policy::Links;
 
@@ -574,6 +575,7 @@ pub fn render_titled(
         frames: vec![FrameKind::Plain],
         bufs: vec![Buf::new(false)],
         list_counters: Vec::new(),
+        tables: Vec::new(),
         prefix: 0,
         meter: Meter {
             left: output_budget(doc.source_len),
@@ -646,6 +648,8 @@ struct Renderer<'a> {
     /// order (the root's first).
     bufs: Vec<Buf>,
     list_counters: Vec<Option<u64>>,
+    /// The open tables, innermost last: whether each is layout.
+    tables: Vec<bool>,
     /// The prefix width of the open quote and item frames.
     prefix: usize,
     meter: Meter<'a>,
@@ -657,6 +661,8 @@ enum Opened {
     Nothing,
     Frame,
     List,
+    /// A layout table (see `tables.rs`).
+    Layout,
 }
 
 impl<'a> Renderer<'a> {
@@ -691,6 +697,15 @@ impl<'a> Renderer<'a> {
         self.frames
             .iter()
             .any(|f| matches!(f, FrameKind::Pre | FrameKind::Wrap("`")))
+    }
+
+    /// Inside a data table's cell (and not in a table nested in it).
+    fn in_cell(&self) -> bool {
+        self.frames
+            .iter()
+            .rev()
+            .find(|f| matches!(f, FrameKind::Cell | FrameKind::Table(_)))
+            .is_some_and(|f| matches!(f, FrameKind::Cell))
     }
 
     fn in_pre(&self) -> bool {
@@ -813,6 +828,20 @@ impl<'a> Renderer<'a> {
             _ => {}
         }
         let deep = self.frames.len() >= MAX_FRAMES;
+        // A table is data (a frame that collects its rows) or the page's
+        // layout (blocks, as if its rows and cells were `<div>`s; see
+        // `tables.rs`). Too deep for a frame, it is blocks too.
+        if tag == "table" {
+            let (layout, read) = tables::is_layout(self.doc, id);
+            self.meter.scan(read);
+            let layout = layout || deep;
+            self.tables.push(layout);
+            if layout {
+                self.top().block();
+                return Some(Opened::Layout);
+            }
+        }
+        let data_cell = self.tables.last() == Some(&false);
         let kind = match tag {
             "a" => Some(FrameKind::Link(
                 node.attr("href").and_then(|h| link_target(self.base, h)),
@@ -826,7 +855,11 @@ impl<'a> Renderer<'a> {
             }
             // A heading inside a link (a tile's title) is the link's text:
             // markdown has no heading inside a link; nor inside a heading.
-            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" if !self.in_link() && !self.in_heading() => {
+            // Nor inside a table's cell: a datum is one line (a header row
+            // set in `<h4>`s is the table's header, not the page's).
+            "h1" | "h2" | "h3" | "h4" | "h5" | "h6"
+                if !self.in_link() && !self.in_heading() && !self.in_cell() =>
+            {
                 Some(FrameKind::Heading(usize::from(tag.as_bytes()[1] - b'0')))
             }
             "blockquote" => Some(FrameKind::Quote),
@@ -841,7 +874,7 @@ impl<'a> Renderer<'a> {
                 Some(FrameKind::Item(marker))
             }
             "pre" => Some(FrameKind::Pre),
-            "td" | "th" => Some(FrameKind::Cell),
+            "td" | "th" if data_cell => Some(FrameKind::Cell),
             "table" => Some(FrameKind::Table(Vec::new())),
             _ => None,
         }
@@ -860,7 +893,7 @@ impl<'a> Renderer<'a> {
             }
             // An item's separators are the item frame's own.
             "li" if kind.is_some() => {}
-            "tr" => {
+            "tr" if data_cell => {
                 if let Some(FrameKind::Table(rows)) = self
                     .frames
                     .iter_mut()
@@ -899,6 +932,10 @@ impl<'a> Renderer<'a> {
     fn exit(&mut self, id: Id, opened: Opened) {
         let tag = self.doc.nodes[id].tag().unwrap_or("");
         match opened {
+            Opened::Layout => {
+                self.tables.pop();
+                self.top().block();
+            }
             Opened::List => {
                 self.list_counters.pop();
                 self.list_break();
@@ -915,6 +952,9 @@ impl<'a> Renderer<'a> {
                 if !kind.collects() {
                     self.top().close_prefix();
                     return;
+                }
+                if let FrameKind::Table(_) = kind {
+                    self.tables.pop();
                 }
                 // OK because a collecting frame pushed its buffer.
                 let buf = self.bufs.pop().expect("buffer");
