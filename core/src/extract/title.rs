@@ -26,7 +26,15 @@
 //! 3. else `og:title`, without a segment that names the site;
 //! 4. else the JSON-LD `headline` (or the `name` of the article, product,
 //!    page, … it describes);
-//! 5. else the `<title>`, without its site-name segment.
+//! 5. else the `<title>`, without its site-name segment;
+//! 6. else, on a page that names itself nowhere (pages saved without
+//!    their `<head>`, as older corpora keep them), its one headline: the
+//!    only `<h1>` of three words or more that is not the site's name.
+//!    On web-classics this names 49 more pages (184 of its 1,423 have
+//!    no `<title>`), "Sun open-source license could mean Solaris-Linux
+//!    barrier" and also a blog's name set as its heading, which is what
+//!    such a page calls itself; F1 unchanged (0.950), since the line
+//!    stands for the heading the text drops as a repeat.
 //!
 //! Measured on the WCXB development split (pages whose reference has a
 //! title): the heading's share of the title's words, the second test of
@@ -364,10 +372,18 @@ pub fn title(doc: &Doc, base: &Url) -> Option<Title> {
     {
         return Some(Title::line(one_line(&h)));
     }
-    page_title
-        .map(|t| site.strip(&t))
-        .filter(|t| !t.is_empty())
-        .map(Title::line)
+    if let Some(t) = page_title.map(|t| site.strip(&t)).filter(|t| !t.is_empty()) {
+        return Some(Title::line(t));
+    }
+    // A page that names itself nowhere (no `<title>`, as pages saved
+    // without their head are): its one headline is its title.
+    match heads.as_slice() {
+        [(_, h)] => Some(Title {
+            line: h.clone(),
+            heading: Some(h.clone()),
+        }),
+        _ => None,
+    }
 }
 
 /// Whether `segment` is `heading` with at most [`FULLER_WORDS`] words
@@ -511,6 +527,41 @@ mod tests {
                 line: "Cleaning costs in San Diego, California".into(),
                 heading: Some("Cleaning costs in San Diego".into()),
             })
+        );
+    }
+
+    #[test]
+    fn a_page_without_a_title_is_named_by_its_one_headline() {
+        let base = "https://www.example.com/news/1";
+        // No `<title>`, no og:title, no JSON-LD: the one headline.
+        let doc = Doc::parse(
+            "<table><tr><td><h1>Council approves the new bridge</h1><p>Text.</p></td></tr></table>",
+        );
+        assert_eq!(
+            title(&doc, &Url::parse(base).unwrap()),
+            Some(Title {
+                line: "Council approves the new bridge".into(),
+                heading: Some("Council approves the new bridge".into()),
+            })
+        );
+        // Two headlines, or one of two words (a section's label, the
+        // site's name), say nothing certain: no line.
+        assert_eq!(
+            t(
+                "<h1>Council approves the bridge</h1><h1>Storm hits the coast</h1>",
+                base
+            ),
+            None
+        );
+        assert_eq!(t("<h1>Latest News</h1><p>Text.</p>", base), None);
+        // A page that has a `<title>` keeps it.
+        assert_eq!(
+            t(
+                "<title>Bridge vote</title><h1>Council approves the new bridge</h1>",
+                base
+            )
+            .as_deref(),
+            Some("Bridge vote")
         );
     }
 
