@@ -712,8 +712,29 @@ impl<'a> Renderer<'a> {
         self.frames.iter().any(|f| matches!(f, FrameKind::Pre))
     }
 
-    /// The subtree at `root`, in document order.
+    /// The subtree at `root`, in document order; inside its table when it
+    /// is a part of one.
     fn walk(&mut self, root: Id, drops: Drops) {
+        // A root that is part of a table (the rows the selection chose)
+        // is rendered as that table shows them: a grid when it is data.
+        if let Some(table) = table_around(self.doc, root) {
+            let (layout, read) = tables::is_layout(self.doc, table);
+            self.meter.scan(read);
+            if !layout && self.frames.len() < MAX_FRAMES {
+                self.tables.push(false);
+                self.frames.push(FrameKind::Table(Vec::new()));
+                let pre = self.in_pre();
+                self.bufs.push(Buf::new(pre));
+                self.walk_subtree(root, drops);
+                self.exit(table, Opened::Frame);
+                return;
+            }
+        }
+        self.walk_subtree(root, drops);
+    }
+
+    /// The subtree at `root`, in document order.
+    fn walk_subtree(&mut self, root: Id, drops: Drops) {
         let doc = self.doc;
         let end = doc.end(root);
         let mut open: Vec<(Id, Opened)> = Vec::new();
@@ -1115,6 +1136,25 @@ impl<'a> Renderer<'a> {
             b.block();
         }
     }
+}
+
+/// The table `root` is a part of, when it is one (a row group or a row):
+/// the selection may choose a table's rows without the table.
+fn table_around(doc: &Doc, root: Id) -> Option<Id> {
+    let mut id = root;
+    for _ in 0..2 {
+        if !matches!(
+            doc.nodes[id].tag(),
+            Some("tbody" | "thead" | "tfoot" | "tr")
+        ) {
+            return None;
+        }
+        id = doc.parent(id)?;
+        if doc.nodes[id].tag() == Some("table") {
+            return Some(id);
+        }
+    }
+    None
 }
 
 fn fold(kind: FrameKind, buf: Buf, parent: &mut Buf, md: bool, m: &mut Meter) {
