@@ -576,6 +576,7 @@ pub fn render_titled(
         bufs: vec![Buf::new(false)],
         list_counters: Vec::new(),
         tables: Vec::new(),
+        layouts: HashMap::new(),
         prefix: 0,
         meter: Meter {
             left: output_budget(doc.source_len),
@@ -650,6 +651,8 @@ struct Renderer<'a> {
     list_counters: Vec<Option<u64>>,
     /// The open tables, innermost last: whether each is layout.
     tables: Vec<bool>,
+    /// What each table read so far was found to be.
+    layouts: HashMap<Id, bool>,
     /// The prefix width of the open quote and item frames.
     prefix: usize,
     meter: Meter<'a>,
@@ -699,6 +702,18 @@ impl<'a> Renderer<'a> {
             .any(|f| matches!(f, FrameKind::Pre | FrameKind::Wrap("`")))
     }
 
+    /// Whether the table at `id` is layout (see `tables.rs`), read once
+    /// per rendering: many roots may be rows of one table.
+    fn is_layout(&mut self, id: Id) -> bool {
+        if let Some(&layout) = self.layouts.get(&id) {
+            return layout;
+        }
+        let (layout, read) = tables::is_layout(self.doc, id);
+        self.meter.scan(read);
+        self.layouts.insert(id, layout);
+        layout
+    }
+
     /// Inside a data table's cell (and not in a table nested in it).
     fn in_cell(&self) -> bool {
         self.frames
@@ -718,9 +733,7 @@ impl<'a> Renderer<'a> {
         // A root that is part of a table (the rows the selection chose)
         // is rendered as that table shows them: a grid when it is data.
         if let Some(table) = table_around(self.doc, root) {
-            let (layout, read) = tables::is_layout(self.doc, table);
-            self.meter.scan(read);
-            if !layout && self.frames.len() < MAX_FRAMES {
+            if !self.is_layout(table) && self.frames.len() < MAX_FRAMES {
                 self.tables.push(false);
                 self.frames.push(FrameKind::Table(Vec::new()));
                 let pre = self.in_pre();
@@ -853,9 +866,7 @@ impl<'a> Renderer<'a> {
         // layout (blocks, as if its rows and cells were `<div>`s; see
         // `tables.rs`). Too deep for a frame, it is blocks too.
         if tag == "table" {
-            let (layout, read) = tables::is_layout(self.doc, id);
-            self.meter.scan(read);
-            let layout = layout || deep;
+            let layout = self.is_layout(id) || deep;
             self.tables.push(layout);
             if layout {
                 self.top().block();

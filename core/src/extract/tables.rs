@@ -43,9 +43,11 @@
 //! grid; taking every single row for layout lost short label-and-value
 //! rows (294).
 //!
-//! Bounded: a table's cells are read once, skipping the tables nested in
-//! it (which are read when their turn comes), so every node is read for
-//! one table at most; each node read is charged to the rendering's work.
+//! Bounded: a table's cells are read once per rendering (the renderer
+//! remembers the answer: many roots may be rows of one table), skipping
+//! the tables nested in it (read in their turn), so every node is read
+//! for one table at most; each node read is charged to the rendering's
+//! work.
 
 use super::dom::{Doc, Id};
 use super::lexicon::is_block;
