@@ -165,6 +165,12 @@ fn rendering_rules() {
         ("<p><span>Size</span><!-- --><span>XL</span> <span>12</span><span>.99</span></p>", "Size XL 12.99"),
         ("<h2><span>H</span><span>i</span></h2><p><b>W</b>ord</p>", "## Hi\n\n**W**ord"),
         ("<pre><span>ab</span><span>cd</span></pre>", "```\nabcd\n```"),
+        // Space and breaks at an inline element's edges are the
+        // sentence's: a bold space, a label's line break, a link's.
+        ("<p>a link for<strong> </strong><a href='/x'><strong>easy</strong></a>.</p>", "a link for [**easy**](https://a.example/x)."),
+        ("<p><strong>Label<br></strong>Text after.</p>", "**Label**\nText after."),
+        ("<p>A<a href='/y'><br>b</a></p>", "A\n[b](https://a.example/y)"),
+        ("<ul><li><b><p>x</p></b></li><li><a href='/z'><div>card</div></a></li></ul>", "- **x**\n- [card](https://a.example/z)"),
         // A highlighter's class names inside code name no region.
         ("<pre><span class='hljs-comment'># note</span>\nrun</pre><p><code>ls <span class='comment'>-la</span></code></p>", "```\n# note\nrun\n```\n\n`ls -la`"),
         ("<p>vis</p><p hidden>h</p><p aria-hidden='true'>h</p><p style='display: none'>h</p><script>s</script><style>s</style><noscript>n</noscript><template>t</template><svg><text>s</text></svg><iframe>f</iframe><form><input value=v><p>f</p></form>", "vis"),

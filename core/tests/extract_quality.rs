@@ -36,9 +36,9 @@ const NEWS_F1: f64 = 0.972;
 
 /// The WCXB sample's F1 (bag of words) overall and per page type, on the
 /// text and on the markdown as printed (what a model reads), now: overall
-/// 0.830 / 0.762; article 0.939 / 0.913, collection 0.808 / 0.698,
-/// documentation 0.959 / 0.885, forum 0.792 / 0.744, listing 0.755 /
-/// 0.600, product 0.673 / 0.644, service 0.887 / 0.853.
+/// 0.827 / 0.760; article 0.939 / 0.913, collection 0.776 / 0.670,
+/// documentation 0.959 / 0.886, forum 0.793 / 0.744, listing 0.765 /
+/// 0.613, product 0.672 / 0.644, service 0.883 / 0.848.
 ///
 /// Lowered on purpose, each time with the reason: listing, for the
 /// JSON-LD, review and hidden-wrapper signals; forum, for the rule that a
@@ -62,20 +62,28 @@ const NEWS_F1: f64 = 0.972;
 /// that a title never closed had left empty (`extract/unclosed.rs`): the
 /// sample's collection rose 0.777 -> 0.808 and its overall 0.825 ->
 /// 0.830, and the whole development split 0.877 -> 0.879 (product 0.693
-/// -> 0.694, forum 0.779 -> 0.776).
+/// -> 0.694, forum 0.779 -> 0.776); and collection (0.808 -> 0.776) and
+/// service (0.887 -> 0.883) when the models were retrained on the rows
+/// of the rendering that keeps the spaces and breaks at an inline
+/// element's edges (`for<b> </b>more`, `<b>Label<br></b>Text`: words no
+/// longer glued): the whole split held (0.879; collection 0.723 ->
+/// 0.721, product 0.694 -> 0.698), held out by site WCXB 0.860 and
+/// web-classics 0.942 held, across corpora 0.845 -> 0.843 and 0.926 ->
+/// 0.925 (retraining noise), and the sample's listing rose 0.755 ->
+/// 0.765.
 /// The floors guard
 /// against regressions; what the models do on pages they never saw is the
 /// trainer's held-out figure (`bench/train/train.py --held-out`, in
 /// BENCHMARKS.md).
-const WCXB_F1: (f64, f64) = (0.829, 0.761);
+const WCXB_F1: (f64, f64) = (0.826, 0.759);
 const WCXB_TYPES: [(&str, f64, f64); 7] = [
     ("article", 0.938, 0.912),
-    ("collection", 0.807, 0.697),
+    ("collection", 0.775, 0.669),
     ("documentation", 0.958, 0.884),
     ("forum", 0.789, 0.743),
     ("listing", 0.754, 0.599),
-    ("product", 0.672, 0.643),
-    ("service", 0.886, 0.852),
+    ("product", 0.671, 0.643),
+    ("service", 0.882, 0.847),
 ];
 
 /// The share of the sample's pages with a reference title whose output

@@ -124,6 +124,9 @@ struct Buf {
     pre: bool,
     /// Whitespace came before the first character written.
     lead_space: bool,
+    /// A line break or block came before the first character written
+    /// (as [`Buf::brk`] counts them): `<b><br>Text</b>`.
+    lead_brk: u8,
     /// The quotes and items open in this buffer, outermost first.
     prefixes: Vec<Prefix>,
     /// The next text starts a line (and so its prefixes go first).
@@ -147,7 +150,9 @@ impl Buf {
     }
 
     fn flush_sep(&mut self, m: &mut Meter) {
-        if !self.out.is_empty() {
+        if self.out.is_empty() {
+            self.lead_brk = self.lead_brk.max(self.brk);
+        } else {
             match self.brk {
                 0 if self.space => self.put(" ", m),
                 0 => {}
@@ -1170,6 +1175,20 @@ fn table_around(doc: &Doc, root: Id) -> Option<Id> {
 
 fn fold(kind: FrameKind, buf: Buf, parent: &mut Buf, md: bool, m: &mut Meter) {
     let (lead, trail) = (buf.lead_space, buf.space);
+    // A break at an inline frame's edge (`<b>Label<br></b>Text`, a link
+    // around a block) is the sentence's, as its spaces are.
+    let (lead_brk, trail_brk) = (buf.lead_brk, buf.brk);
+    let edge = |parent: &mut Buf, space: bool, brk: u8| {
+        if brk > 0 {
+            // An item's or quote's first line is its own (see `block`).
+            if !parent.fresh() {
+                parent.brk = parent.brk.max(brk);
+                parent.space = false;
+            }
+        } else if space {
+            parent.space = true;
+        }
+    };
     let inner = buf.out;
     // Folding reads the frame's text a bounded number of times.
     m.scan(inner.len());
@@ -1180,15 +1199,15 @@ fn fold(kind: FrameKind, buf: Buf, parent: &mut Buf, md: bool, m: &mut Meter) {
             let text = one_line(&inner);
             if text.is_empty() {
                 // Whitespace inside an empty link still separates words.
-                if !inner.is_empty() {
-                    parent.space = true;
-                }
+                edge(
+                    parent,
+                    lead || trail || !inner.is_empty(),
+                    lead_brk.max(trail_brk),
+                );
                 return;
             }
             // Space at the link's edges belongs to the sentence around it.
-            if lead {
-                parent.space = true;
-            }
+            edge(parent, lead, lead_brk);
             match target {
                 Some(t) if md && !t.is_empty() => {
                     let s = format!("[{text}]{t}");
@@ -1196,18 +1215,20 @@ fn fold(kind: FrameKind, buf: Buf, parent: &mut Buf, md: bool, m: &mut Meter) {
                 }
                 _ => parent.raw(&text, 0, m),
             }
-            if trail {
-                parent.space = true;
-            }
+            edge(parent, trail, trail_brk);
         }
         FrameKind::Wrap(mark) => {
             let text = inner.trim();
             if text.is_empty() {
+                // `for<strong> </strong>more`: the space still separates.
+                edge(
+                    parent,
+                    lead || trail || !inner.is_empty(),
+                    lead_brk.max(trail_brk),
+                );
                 return;
             }
-            if lead {
-                parent.space = true;
-            }
+            edge(parent, lead, lead_brk);
             if md && !text.contains('\n') {
                 let s = if mark == "`" {
                     // A code span is closed by a run of backticks as long
@@ -1228,9 +1249,7 @@ fn fold(kind: FrameKind, buf: Buf, parent: &mut Buf, md: bool, m: &mut Meter) {
             } else {
                 parent.raw(text, 0, m);
             }
-            if trail {
-                parent.space = true;
-            }
+            edge(parent, trail, trail_brk);
         }
         FrameKind::Heading(level) => {
             let text = one_line(&inner);
