@@ -165,6 +165,8 @@ fn rendering_rules() {
         ("<p><span>Size</span><!-- --><span>XL</span> <span>12</span><span>.99</span></p>", "Size XL 12.99"),
         ("<h2><span>H</span><span>i</span></h2><p><b>W</b>ord</p>", "## Hi\n\n**W**ord"),
         ("<pre><span>ab</span><span>cd</span></pre>", "```\nabcd\n```"),
+        // The same emphasis right after itself is one run.
+        ("<p><b>F</b><b>O</b> and <b>a</b> <b>b</b> and <i>x</i><i>y</i></p>", "**FO** and **a** **b** and *xy*"),
         // Space and breaks at an inline element's edges are the
         // sentence's: a bold space, a label's line break, a link's.
         ("<p>a link for<strong> </strong><a href='/x'><strong>easy</strong></a>.</p>", "a link for [**easy**](https://a.example/x)."),

@@ -127,6 +127,10 @@ struct Buf {
     /// A line break or block came before the first character written
     /// (as [`Buf::brk`] counts them): `<b><br>Text</b>`.
     lead_brk: u8,
+    /// The emphasis mark that closed the text written last, and where the
+    /// text then ended: `<b>F</b><b>O</b>` is one run, `**FO**`, not
+    /// `**F****O**`.
+    closed: Option<(&'static str, usize)>,
     /// The quotes and items open in this buffer, outermost first.
     prefixes: Vec<Prefix>,
     /// The next text starts a line (and so its prefixes go first).
@@ -1229,7 +1233,15 @@ fn fold(kind: FrameKind, buf: Buf, parent: &mut Buf, md: bool, m: &mut Meter) {
                 return;
             }
             edge(parent, lead, lead_brk);
-            if md && !text.contains('\n') {
+            let touching =
+                parent.closed == Some((mark, parent.out.len())) && parent.brk == 0 && !parent.space;
+            if md && mark != "`" && touching && !text.contains('\n') {
+                // The same emphasis right after itself: one run.
+                parent.out.truncate(parent.out.len() - mark.len());
+                let s = format!("{text}{mark}");
+                parent.raw(&s, 0, m);
+                parent.closed = Some((mark, parent.out.len()));
+            } else if md && !text.contains('\n') {
                 let s = if mark == "`" {
                     // A code span is closed by a run of backticks as long
                     // as its opener (CommonMark): the fence is one longer
@@ -1246,6 +1258,7 @@ fn fold(kind: FrameKind, buf: Buf, parent: &mut Buf, md: bool, m: &mut Meter) {
                     format!("{mark}{text}{mark}")
                 };
                 parent.raw(&s, s.len() - text.len(), m);
+                parent.closed = Some((mark, parent.out.len()));
             } else {
                 parent.raw(text, 0, m);
             }
