@@ -42,6 +42,9 @@ impl TestCa {
         alpn: &[&[u8]],
     ) -> Result<rustls::ServerConfig, String> {
         let (chain, key) = self.leaf(names, kind);
+        // ring, as the client's default (see `core/src/net/tls.rs` for why
+        // its deprecation in rustls 0.23.48 is allowed).
+        #[allow(deprecated)]
         let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
         let mut cfg = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()

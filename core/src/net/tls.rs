@@ -57,7 +57,13 @@ impl TlsSettings {
         }
         let provider = match &self.provider {
             Some(p) => Arc::clone(p),
+            // rustls 0.23.48 marks ring's provider deprecated (it has no
+            // post-quantum key exchange); ring stays the default here for
+            // its pure build (no C toolchain), and a host that wants
+            // aws-lc-rs passes its provider. Allowed so that a vendor's
+            // `-D warnings` build stays green across the 0.23 series.
             #[cfg(feature = "ring")]
+            #[allow(deprecated)]
             None => Arc::new(rustls::crypto::ring::default_provider()),
             #[cfg(not(feature = "ring"))]
             None => return Err(SetupError::NoCryptoProvider),
