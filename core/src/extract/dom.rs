@@ -260,13 +260,23 @@ const HOLDS_HEADING: u8 = 4;
 const NESTED_ARTICLE: u8 = 8;
 const IN_MAIN: u8 = 16;
 
+/// The mean text (characters) of the `<article>`s side by side that are
+/// a listicle's items when they are most of the outer article: teasers
+/// for other posts are a paragraph each.
+const ITEM_TEXT: usize = 1000;
+
 /// Per node, in three linear passes instead of a walk per question: what
 /// its ancestors are (forward, parents first), whether it holds a heading
 /// (backward, children first), and whether it is an article among two or
-/// more side by side inside an article.
+/// more side by side inside an article that are not most of its text (a
+/// listicle sets each of its items in an `<article>` of its own: they are
+/// the outer article, not teasers beside it).
 fn marks(nodes: &[Node]) -> Vec<u8> {
     let mut marks = vec![0u8; nodes.len()];
-    let mut articles = vec![0u32; nodes.len()];
+    // Per parent, its `<article>` children and their text; per node, the
+    // nearest `<article>` above it.
+    let mut articles = vec![(0u32, 0usize); nodes.len()];
+    let mut outer = vec![0u32; nodes.len()];
     for id in 1..nodes.len() {
         let p = nodes[id].parent as usize;
         let (pm, ptag) = (marks[p], nodes[p].tag());
@@ -277,12 +287,15 @@ fn marks(nodes: &[Node]) -> Vec<u8> {
         if ptag == Some("blockquote") {
             m |= IN_BLOCKQUOTE;
         }
+        outer[id] = outer[p];
         if ptag == Some("article") {
             m |= IN_ARTICLE;
+            outer[id] = p as u32;
         }
         marks[id] = m;
         if nodes[id].tag() == Some("article") && !nodes[id].junk {
-            articles[p] += 1;
+            articles[p].0 += 1;
+            articles[p].1 += nodes[id].text_len;
         }
     }
     for id in (1..nodes.len()).rev() {
@@ -290,9 +303,11 @@ fn marks(nodes: &[Node]) -> Vec<u8> {
         if matches!(n.tag(), Some("h1" | "h2" | "h3" | "h4" | "h5" | "h6")) {
             marks[id] |= HOLDS_HEADING;
         }
+        let (count, text) = articles[n.parent as usize];
         if n.tag() == Some("article")
             && marks[id] & IN_ARTICLE != 0
-            && articles[n.parent as usize] >= 2
+            && count >= 2
+            && (text * 2 < nodes[outer[id] as usize].text_len || text < ITEM_TEXT * count as usize)
         {
             marks[id] |= NESTED_ARTICLE;
         }
@@ -301,4 +316,48 @@ fn marks(nodes: &[Node]) -> Vec<u8> {
         }
     }
     marks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn articles_side_by_side_in_an_article_are_related_unless_they_are_its_items() {
+        let teaser = "<article id=t{}><h3><a href=/p>Another post</a></h3><p>A line or two of it.</p></article>";
+        let item =
+            "A long review of this item, tested for months, with what it does well and badly. ";
+        let (intro, teasers) = (
+            format!("<p>{}</p>", item.repeat(3)),
+            (0..3)
+                .map(|i| teaser.replace("{}", &i.to_string()))
+                .collect::<String>(),
+        );
+        // Teasers for other posts after the story: related, not the story.
+        let doc = Doc::parse(&format!("<article>{intro}<div>{teasers}</div></article>"));
+        assert!(doc.is_nested_article(doc.with_id("t0")));
+        // Teasers that are most of a short outer article are still teasers.
+        let doc = Doc::parse(&format!(
+            "<article><p>Hi.</p><div>{teasers}</div></article>"
+        ));
+        assert!(doc.is_nested_article(doc.with_id("t1")));
+        // A listicle's items, each long and together most of the article.
+        let items: String = (0..3)
+            .map(|i| {
+                format!(
+                    "<article id=i{i}><h3>Item {i}</h3><p>{}</p></article>",
+                    item.repeat(15)
+                )
+            })
+            .collect();
+        let doc = Doc::parse(&format!(
+            "<article>{intro}<h2>Best picks</h2>{items}</article>"
+        ));
+        assert!(!doc.is_nested_article(doc.with_id("i0")));
+        // One article alone inside another is not a sibling set at all.
+        let doc = Doc::parse(&format!(
+            "<article>{intro}<article id=one>{teasers}</article></article>"
+        ));
+        assert!(!doc.is_nested_article(doc.with_id("one")));
+    }
 }

@@ -4,8 +4,8 @@
 //! its length and commas; class and id words weigh each candidate; the
 //! final score discounts link text. Regions named as boilerplate
 //! (comment threads, related stories, footers, `<nav>`/`<aside>`) and
-//! `<article>`s nested side by side in another article take no part,
-//! unless they hold an `<article>`/`<main>` themselves or nothing else is
+//! `<article>`s nested side by side in another article (teasers, not a
+//! listicle's items: see `dom::marks`) take no part, unless they hold an `<article>`/`<main>` themselves or nothing else is
 //! left. The best candidate climbs to a parent that holds most of its
 //! score and takes its close siblings along.
 //!
