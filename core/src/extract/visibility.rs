@@ -230,10 +230,13 @@ impl Toggles {
         }
         let panel = n.attr("id").filter(|v| !v.trim().is_empty());
         let label = if t.text_len > 0 {
+            // A toggle with text may still be a wrapper around the control
+            // that names the panel (`<div><a role=button
+            // aria-controls=panel>Step 1</a></div>`).
             Label {
                 len: t.text_len,
                 button: false,
-                controls: controls(t, panel),
+                controls: label(nodes, p as usize, panel).controls,
             }
         } else {
             label(nodes, p as usize, panel)
@@ -248,6 +251,7 @@ impl Toggles {
             return false;
         }
         label.button
+            || label.controls
             || matches!(
                 t.tag(),
                 Some("h2" | "h3" | "h4" | "h5" | "h6" | "dt" | "summary")
@@ -688,7 +692,7 @@ mod tests {
     }
 
     /// A collapsed panel after its toggle (a question, a heading, a
-    /// button) is read; a hidden menu under its button, a popover after a
+    /// button, a wrapper around a control that names the panel) is read; a hidden menu under its button, a popover after a
     /// word, a panel hidden from assistive technology, a short one, or
     /// one whose toggle is hidden too, is not.
     #[test]
@@ -715,11 +719,16 @@ mod tests {
              <div role=tabpanel hidden id=tablinks>{links}</div>\
              <div><div role=tabpanel hidden id=first>{answer}</div></div>\
              <div>Is it small?</div><div hidden id=short>Yes.</div>\
-             <div hidden>Is it hidden?</div><div hidden id=twice>{answer}</div>"
+             <div hidden>Is it hidden?</div><div hidden id=twice>{answer}</div>\
+             <div><a role=button aria-controls=step>1. Read your bill</a></div>\
+             <div style='display:none' id=step>{answer}</div>\
+             <div>Share <a href=/s>this</a></div><div hidden id=wrapped>{answer}</div>"
         );
         let doc = Doc::parse(&html);
         let junk = |v: &str| doc.nodes[doc.with_id(v)].junk;
-        for read in ["faq", "spec", "rev", "desc", "ship", "ctl", "tab2", "first"] {
+        for read in [
+            "faq", "spec", "rev", "desc", "ship", "ctl", "tab2", "first", "step",
+        ] {
             assert!(!junk(read), "{read}");
         }
         for dropped in [
@@ -732,6 +741,7 @@ mod tests {
             "tablinks",
             "short",
             "twice",
+            "wrapped",
         ] {
             assert!(junk(dropped), "{dropped}");
         }
