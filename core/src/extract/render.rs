@@ -491,7 +491,7 @@ fn is_tracking(key: &str) -> bool {
 
 /// `u` without its tracking parameters; the others stay as written, in
 /// order.
-fn without_tracking(mut u: Url) -> Url {
+pub(super) fn without_tracking(mut u: Url) -> Url {
     let Some(query) = u.query() else {
         return u;
     };
