@@ -121,6 +121,13 @@ impl Node {
         }
     }
 
+    /// Whether this is the element `name`: one compare of interned
+    /// names, for the passes over every node (`tag() == Some("a")` reads
+    /// the name's text and compares bytes).
+    pub fn is(&self, name: &LocalName) -> bool {
+        matches!(&self.kind, Kind::Element(n) if n == name)
+    }
+
     pub fn attr(&self, name: &str) -> Option<&str> {
         self.attrs
             .iter()

@@ -84,6 +84,11 @@ impl Meter<'_> {
         true
     }
 
+    /// Whether [`Meter::take`] of `n` would succeed (nothing is taken).
+    fn fits(&self, n: usize) -> bool {
+        !self.spent && n <= self.left
+    }
+
     /// Charges `n` units of work (bytes read or copied, nodes visited).
     fn scan(&mut self, n: usize) {
         if !self.work.spend(n) {
@@ -278,8 +283,19 @@ impl Buf {
             if word.is_empty() {
                 break;
             }
-            let end = word.find(char::is_whitespace).unwrap_or(word.len());
             self.flush_sep(m);
+            // Words one plain space apart (most prose) are copied as one
+            // run when the budget holds all of it: the bytes the word
+            // by word path writes, without a separator check per word.
+            // Otherwise word by word, so that a cut falls after a word.
+            let run = single_spaced(word);
+            if m.fits(run) {
+                m.take(run);
+                self.out.push_str(&word[..run]);
+                rest = &word[run..];
+                continue;
+            }
+            let end = word.find(char::is_whitespace).unwrap_or(word.len());
             if m.take(end) {
                 self.out.push_str(&word[..end]);
             }
@@ -399,6 +415,40 @@ impl FrameKind {
 }
 
 /// The largest char boundary of `s` at or below `i`.
+/// The length of the run of words at the start of `s` (which starts with
+/// a word) whose words are one plain space (U+0020) apart: it ends at the
+/// end of `s` or before other whitespace, so it ends with a word.
+fn single_spaced(s: &str) -> usize {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b' ' {
+            // One space then more of a word continues the run.
+            match s[i + 1..].chars().next() {
+                Some(next) if !next.is_whitespace() => i += 1,
+                _ => break,
+            }
+        } else if c.is_ascii() {
+            // `char::is_whitespace` for ASCII: tab to carriage return
+            // (vertical tab included) and the space handled above.
+            if (b'\t'..=b'\r').contains(&c) {
+                break;
+            }
+            i += 1;
+        } else {
+            // OK because `i` is on a character boundary: it only moves
+            // by whole characters.
+            let ch = s[i..].chars().next().expect("a character");
+            if ch.is_whitespace() {
+                break;
+            }
+            i += ch.len_utf8();
+        }
+    }
+    i
+}
+
 fn floor_char_boundary(s: &str, i: usize) -> usize {
     if i >= s.len() {
         return s.len();
@@ -1492,4 +1542,29 @@ fn apart(doc: &Doc, prev: Id, next: Id) -> bool {
         .find_map(text)
         .and_then(|t| t.chars().next());
     last.is_some_and(char::is_alphanumeric) && first.is_some_and(char::is_alphanumeric)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::single_spaced;
+
+    /// The run ends with a word, before any whitespace other than one
+    /// plain space between words (Unicode whitespace included).
+    #[test]
+    fn a_single_spaced_run_ends_with_a_word() {
+        for (s, run) in [
+            ("one", "one"),
+            ("one two three", "one two three"),
+            ("one two  three", "one two"),
+            ("one two ", "one two"),
+            ("one\ttwo", "one"),
+            ("one \u{b}two", "one"),
+            ("one\u{a0}two three", "one"),
+            ("one \u{3000}two", "one"),
+            ("héllo wörld\u{2029}x", "héllo wörld"),
+            ("a b\nc", "a b"),
+        ] {
+            assert_eq!(&s[..single_spaced(s)], run, "{s:?}");
+        }
+    }
 }

@@ -24,12 +24,13 @@
 //!
 //! One pass over the text. The long paragraphs shown so far are kept as
 //! hashes of their words with their places in the output, and a hash
-//! that matches is confirmed word by word: no copy of the text is made,
-//! and two paragraphs that merely hash alike both stay. Linear.
+//! that matches is confirmed word by word: two paragraphs that merely
+//! hash alike both stay. Each long paragraph is folded (its words one
+//! space apart) into one reused buffer and hashed once. Linear.
 
 use std::collections::hash_map::RandomState;
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::BuildHasher;
 
 use super::work::Work;
 
@@ -47,6 +48,7 @@ pub fn drop_repeated(text: String, markdown: bool, work: &Work) -> String {
     let mut kept: Vec<&str> = Vec::new();
     let mut in_code = false;
     let mut dropped_any = false;
+    let mut folded = String::new();
     for para in text.split("\n\n") {
         // Each paragraph is read a bounded number of times; once the
         // work must stop, the rest stays as it is.
@@ -66,12 +68,15 @@ pub fn drop_repeated(text: String, markdown: bool, work: &Work) -> String {
         let code = in_code || fences > 0;
         in_code ^= fences % 2 == 1;
         // Bytes are at least characters: most paragraphs stop here.
-        if !code && para.len() >= MIN_CHARS && folded_chars(para) >= MIN_CHARS {
-            let mut h = hashes.build_hasher();
-            for word in para.split_whitespace() {
-                word.hash(&mut h);
-            }
-            let same = shown.entry(h.finish()).or_default();
+        if code || para.len() < MIN_CHARS {
+            kept.push(para);
+            continue;
+        }
+        // The words one space apart, in one buffer reused for every
+        // paragraph: one pass over the text, then one hash of it.
+        fold_into(para, &mut folded);
+        if folded.len() >= MIN_CHARS && folded.chars().count() >= MIN_CHARS {
+            let same = shown.entry(hashes.hash_one(folded.as_str())).or_default();
             if same
                 .iter()
                 .any(|&k| kept[k].split_whitespace().eq(para.split_whitespace()))
@@ -90,15 +95,17 @@ pub fn drop_repeated(text: String, markdown: bool, work: &Work) -> String {
     }
 }
 
-/// Characters of `para` with each run of whitespace counted as one space
-/// and none at either end.
-fn folded_chars(para: &str) -> usize {
-    let (mut chars, mut words) = (0usize, 0usize);
+/// `para`'s words one space apart into `out` (cleared first): its text
+/// with each run of whitespace folded to one space and none at either
+/// end.
+fn fold_into(para: &str, out: &mut String) {
+    out.clear();
     for word in para.split_whitespace() {
-        chars += word.chars().count();
-        words += 1;
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
     }
-    chars + words.saturating_sub(1)
 }
 
 #[cfg(test)]
@@ -140,9 +147,14 @@ mod tests {
     /// in its spaces is short.
     #[test]
     fn length_is_counted_with_whitespace_folded() {
-        assert_eq!(folded_chars("  a \n\t bc  d "), 6);
+        let folded = |s: &str| {
+            let mut out = String::new();
+            fold_into(s, &mut out);
+            out
+        };
+        assert_eq!(folded("  a \n\t bc  d "), "a bc d");
         let spaced = "ab    ".repeat(MIN_CHARS / 3 - 1);
-        assert!(spaced.len() >= MIN_CHARS && folded_chars(&spaced) < MIN_CHARS);
+        assert!(spaced.len() >= MIN_CHARS && folded(&spaced).chars().count() < MIN_CHARS);
         let text = format!("{spaced}\n\n{spaced}");
         assert_eq!(drop_repeated(text.clone(), false, &Work::unbounded()), text);
     }

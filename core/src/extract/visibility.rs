@@ -29,10 +29,10 @@ impl Doc {
             if matches!(n.kind, Kind::Element(_)) && !inherited && !own && is_hidden(&n.attrs) {
                 hidden.push(id);
             }
-            if body.is_none() && n.tag() == Some("body") {
+            if body.is_none() && n.is(&local_name!("body")) {
                 body = Some(id);
             }
-            if title.is_empty() && n.tag() == Some("title") {
+            if title.is_empty() && n.is(&local_name!("title")) {
                 title = title_text(&nodes, id);
             }
             nodes[id].junk = inherited || own;
@@ -96,14 +96,14 @@ impl Doc {
                 continue;
             }
             let n = &nodes[id];
-            let form = n.tag() == Some("form")
+            let form = n.is(&local_name!("form"))
                 && n.text_len * 5 < page_text * 4
                 && n.text_len.saturating_sub(n.link_len) < FORM_KEEP_TEXT;
             // `<noscript>` is read as markup, as a reader without scripts
             // sees it: some pages (Discourse threads) carry their whole
             // content there. A short one is a "turn on JavaScript" notice
             // or a tracking pixel, and is dropped.
-            let notice = n.tag() == Some("noscript")
+            let notice = n.is(&local_name!("noscript"))
                 && (n.text_len < NOSCRIPT_KEEP_TEXT || holds_escaped_markup(&nodes, id));
             // A bare identifier between letters spelled out one element
             // each is a decoy (`is_decoy`).
@@ -538,7 +538,7 @@ fn sum_stats(nodes: &mut [Node], own: &mut Vec<(u32, u32)>) {
         if n.junk {
             continue;
         }
-        if n.tag() == Some("a") {
+        if n.is(&local_name!("a")) {
             n.link_len = n.text_len;
         }
         let (t, l, c, p) = (n.text_len, n.link_len, n.commas, n.parent);

@@ -4,6 +4,8 @@
 //! above each node. Candidates and the page row read them; nothing here
 //! decides anything.
 
+use html5ever::local_name;
+
 use super::super::dom::{Doc, Kind};
 use super::super::lexicon::ClassFlags;
 use super::super::signals::is_box;
@@ -40,7 +42,7 @@ impl Figures {
             // An element without text cannot hold text in a box: its
             // names need not be read.
             boxed[id] = boxed[p] || (doc.nodes[id].text_len > 0 && is_box(doc, id));
-            in_link[id] = in_link[p] || doc.nodes[p].tag() == Some("a");
+            in_link[id] = in_link[p] || doc.nodes[p].is(&local_name!("a"));
             in_review[id] = in_review[p]
                 || (doc.nodes[id].text_len > 0
                     && doc.nodes[id].class_flags().has(ClassFlags::REVIEW));
@@ -72,16 +74,31 @@ impl Figures {
             match &node.kind {
                 Kind::Text(_) if f.boxed[id] => f.boxed_text[id] += text,
                 Kind::Text(_) if !in_link[id] => f.good[id] += text,
-                Kind::Element(_) if !f.boxed[id] => match node.tag().unwrap_or("") {
-                    "p" | "pre" | "blockquote" | "dd" if text >= 25 => f.paras[id] += 1,
-                    "h1" if text > 0 => {
+                Kind::Element(name) if !f.boxed[id] => match *name {
+                    local_name!("p")
+                    | local_name!("pre")
+                    | local_name!("blockquote")
+                    | local_name!("dd")
+                        if text >= 25 =>
+                    {
+                        f.paras[id] += 1
+                    }
+                    local_name!("h1") if text > 0 => {
                         f.heads[id] += 1;
                         f.h1s[id] += 1;
                     }
-                    "h2" | "h3" | "h4" | "h5" | "h6" if text > 0 => f.heads[id] += 1,
-                    "li" | "tr" if text > 0 => f.items[id] += 1,
-                    "a" => f.links[id] += 1,
-                    "img" => f.imgs[id] += 1,
+                    local_name!("h2")
+                    | local_name!("h3")
+                    | local_name!("h4")
+                    | local_name!("h5")
+                    | local_name!("h6")
+                        if text > 0 =>
+                    {
+                        f.heads[id] += 1
+                    }
+                    local_name!("li") | local_name!("tr") if text > 0 => f.items[id] += 1,
+                    local_name!("a") => f.links[id] += 1,
+                    local_name!("img") => f.imgs[id] += 1,
                     _ => {}
                 },
                 _ => {}
