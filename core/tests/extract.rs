@@ -341,6 +341,64 @@ fn comments_under_an_article() {
     assert!(text.contains("Reply 3"), "{text}");
 }
 
+/// Older pages set comments as plain paragraphs, built like the story's,
+/// after a mark (`<a name="comments"></a>`): what follows the mark is
+/// left out (and kept, under its heading, when the host asks). A mark
+/// repeated after each post of an archive page, and a heading's anchor
+/// that merely has the word in it, cut nothing.
+#[test]
+fn comments_after_a_mark_under_an_article() {
+    let story = "The council voted on Tuesday to reopen the old bridge to cyclists, after a year of repairs and two public meetings. ".repeat(6);
+    let comment =
+        "I cross that bridge every day and this is great news for everyone who rides to work. "
+            .repeat(2);
+    let page = |body: &str| {
+        format!(
+            "<html><head><title>Bridge reopens</title>\
+             <script type='application/ld+json'>{{\"@type\":\"NewsArticle\"}}</script></head><body>\
+             <div class=main><h1>Bridge reopens</h1>{body}</div></body></html>"
+        )
+    };
+    let marked = page(&format!(
+        "<p class=story>{story}</p><p><a href='#comments'>Read comments</a></p>\
+         <a name='comments'></a><div class=hd>Comments</div>\
+         <p class=story>{comment}</p><p class=story>Posted by a reader. {comment}</p>"
+    ));
+    let text = |html: &str, comments: Comments| {
+        let mut o = Options::new(false, Style::Markdown);
+        o.comments = comments;
+        extract(html, &base(), &o).text
+    };
+    let dropped = text(&marked, Comments::Drop);
+    assert!(dropped.contains("The council voted"), "{dropped}");
+    assert!(!dropped.contains("I cross that bridge"), "{dropped}");
+    let kept = text(&marked, Comments::Keep);
+    let at = kept.find("## Comments").expect(&kept);
+    assert!(kept[at..].contains("I cross that bridge"), "{kept}");
+    // Each comment marked apart (`comment-41`, `comment-40`): cut at the
+    // first.
+    let each = marked
+        .replace("<a name='comments'></a>", "<a name='comment-41'></a>")
+        .replace(
+            "<p class=story>Posted",
+            "<a name='comment-40'></a><p class=story>Posted",
+        );
+    assert!(!text(&each, Comments::Drop).contains("I cross that bridge"));
+    // An archive: two posts, each with its own mark and comments.
+    let archive = page(&format!(
+        "<p class=story>{story}</p><a name='comments'></a><p class=story>{comment}</p>\
+         <h2>Second post</h2><p class=story>{story}</p><a name='comments'></a><p>{comment}</p>"
+    ));
+    let all = text(&archive, Comments::Drop);
+    assert!(
+        all.contains("Second post") && all.contains("I cross that bridge"),
+        "{all}"
+    );
+    // A section's anchor named from its heading's words.
+    let section = marked.replace("name='comments'", "id='scraping-comments'");
+    assert!(text(&section, Comments::Drop).contains("I cross that bridge"));
+}
+
 #[test]
 fn plain_text_has_no_markup() {
     let html = "<h1>T</h1><p><a href='/x'>link</a> <b>bold</b></p><ul><li>i</li></ul><img alt='a' src='x'>";

@@ -381,8 +381,25 @@ pub fn choose(doc: &Doc, url: &url::Url, rules: &Pruner) -> Choice {
     // root holds (see `comments`).
     let discussion = features::declares_discussion(&page) || comments::forum_host(url);
     let product = features::unit_context(&page)[0] == 1.0;
-    let comments_in = |root: Id| {
+    let comments_in = |root: Id, article: bool| {
         let found = comments::regions(doc, root);
+        // An article whose comments are plain paragraphs after a mark
+        // (`<a name="comments">`): what follows the mark goes, unless
+        // it is most of the root's text or the rest is too short to be
+        // an article. Whether the comments are built like the story
+        // says nothing here: they are paragraphs like its own.
+        if found.is_empty() && article && !discussion && !product {
+            let rest = comments::after_mark(doc, root);
+            if !rest.is_empty()
+                && comments::after_the_body(doc, root, &rest)
+                && !comments::are_the_content(doc, root, &rest)
+            {
+                return Comments {
+                    inside: rest,
+                    after: comments::regions_after(doc, root),
+                };
+            }
+        }
         let content = discussion
             || product
             || (!found.is_empty()
@@ -405,11 +422,11 @@ pub fn choose(doc: &Doc, url: &url::Url, rules: &Pruner) -> Choice {
         };
         return Choice::Article {
             root,
-            comments: comments_in(root),
+            comments: comments_in(root, true),
         };
     }
     let root = units_root;
-    let comments = comments_in(root);
+    let comments = comments_in(root, false);
     let n = doc.nodes.len();
     let (mut dropped, mut own_text) = (vec![false; n], vec![false; n]);
     let mut scored = 0;

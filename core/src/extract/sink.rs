@@ -472,9 +472,12 @@ impl TreeSink for FlatSink {
     fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> Handle {
         // A `<meta>` keeps what it says (`og:type`, a description).
         let meta = name.local == local_name!("meta");
+        // An `<a>` keeps its `name`: a comment mark (`comments`).
+        let anchor = name.local == local_name!("a");
         let kept = |a: &Attribute| {
             kept_attribute(&a.name.local)
                 || (meta && matches!(&*a.name.local, "property" | "name" | "content"))
+                || (anchor && a.name.local == local_name!("name"))
         };
         // Counted first so that the kept list is allocated at its size:
         // collecting into the tokenizer's vector and shrinking it costs
