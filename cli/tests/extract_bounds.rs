@@ -4,9 +4,13 @@
 //! same test: at most 4× its time and 3× its peak memory, output at most
 //! 4× the input (plus 64 KiB); and time that grows linearly with the page
 //! (1 MiB against 8 MiB). Each run is a helper process (its peak memory is
-//! the CLI's own); times are the best of two runs (one at 8 MiB in the
-//! scaling test), so that one stall of a shared machine does not fail the
-//! suite.
+//! the CLI's own). Time is the CLI's processor time, not wall time: the
+//! bound is on the work a page makes, and another job on the machine (a
+//! build beside the suite) once stretched the wall time of families run
+//! after the plain article up to 9× its. For the same reason the plain
+//! article runs again beside each family, and a pair over the bounds is
+//! run again (up to three pairs, the best ratios count); the scaling test
+//! takes the best of two runs at 1 MiB.
 
 #[path = "support/rss.rs"]
 mod rss;
@@ -29,46 +33,54 @@ const MAX_TIME: f64 = 4.0;
 /// The most peak memory a family may take, against the plain article.
 const MAX_MEMORY: f64 = 3.0;
 
-/// Best of `runs`: the shorter time, the smaller peak, one run's output
-/// size.
+/// Best of `runs`: the shorter processor time, the smaller peak, one
+/// run's output size.
 fn extract(page: &str, tag: &str, runs: usize) -> (Duration, u64, usize) {
     let path =
         std::env::temp_dir().join(format!("webgate-bounds-{}-{tag}.html", std::process::id()));
     std::fs::write(&path, page).unwrap();
     let args = vec!["extract".to_string(), path.display().to_string()];
-    let (mut wall, mut peak, mut out) = (Duration::MAX, u64::MAX, 0);
+    let (mut cpu, mut peak, mut out) = (Duration::MAX, u64::MAX, 0);
     for _ in 0..runs {
         let o = rss::run(&args);
         assert_eq!(o.code, 0, "{tag}: exit {}: {}", o.code, o.stderr);
-        wall = wall.min(o.wall);
+        cpu = cpu.min(o.cpu);
         peak = peak.min(o.peak);
         out = o.stdout.len();
     }
     let _ = std::fs::remove_file(path);
-    (wall, peak, out)
+    (cpu, peak, out)
 }
+
+/// Pairs of runs (the plain article, then the family) a family may take
+/// to come within the bounds: the ratio of the best pair counts.
+const ATTEMPTS: usize = 3;
 
 #[test]
 fn every_family_stays_within_a_plain_articles_bounds() {
     let base = plain(8 * MIB);
-    let (t0, m0, _) = extract(&base, "plain", 2);
-    eprintln!(
-        "{:<58} {:>7} ms {:>5} MiB (plain article, {} bytes)",
-        "plain article",
-        t0.as_millis(),
-        m0 >> 20,
-        base.len()
-    );
     let mut failures = Vec::new();
     for (i, f) in families().iter().enumerate() {
         let page = (f.page)(8 * MIB);
-        let (t, m, out) = extract(&page, &format!("f{i}"), 2);
-        let (tr, mr) = (t.as_secs_f64() / t0.as_secs_f64(), m as f64 / m0 as f64);
+        // The plain article runs right before each run of the family, so
+        // that both meet the same load on the machine; a pair over the
+        // bounds is run again (another job's burst), and the best ratios
+        // of the pairs count.
+        let (mut tr, mut mr, mut shown) = (f64::MAX, f64::MAX, (0, 0, 0, 0));
+        for _ in 0..ATTEMPTS {
+            let (t0, m0, _) = extract(&base, "plain", 1);
+            let (t, m, out) = extract(&page, &format!("f{i}"), 1);
+            tr = tr.min(t.as_secs_f64() / t0.as_secs_f64());
+            mr = mr.min(m as f64 / m0 as f64);
+            shown = (t.as_millis(), t0.as_millis(), m >> 20, out);
+            if tr <= MAX_TIME && mr <= MAX_MEMORY {
+                break;
+            }
+        }
+        let (ms, plain_ms, mib, out) = shown;
         eprintln!(
-            "{:<58} {:>7} ms {:>5} MiB  {tr:>5.2}x time {mr:>5.2}x memory  output {:.2}x",
+            "{:<58} {ms:>7} ms (plain {plain_ms:>5} ms) {mib:>5} MiB  {tr:>5.2}x time {mr:>5.2}x memory  output {:.2}x",
             f.name,
-            t.as_millis(),
-            m >> 20,
             out as f64 / page.len() as f64
         );
         if tr > MAX_TIME || mr > MAX_MEMORY || out > 4 * page.len() + 64 * 1024 {

@@ -1,8 +1,8 @@
 //! Running the CLI in a helper process to read its peak memory: a test
 //! binary re-runs itself with [`HELPER`] set, and its `rss_helper` test
 //! (see [`helper`]) runs the CLI as its only child and reports the exit
-//! code, output and `getrusage(RUSAGE_CHILDREN)` peak. Shared by the
-//! hostile matrix and the extraction bounds.
+//! code, output and `getrusage(RUSAGE_CHILDREN)` peak and processor
+//! time. Shared by the hostile matrix and the extraction bounds.
 
 #![allow(dead_code)]
 
@@ -20,6 +20,10 @@ pub struct Outcome {
     pub wall: Duration,
     /// Peak resident memory of the CLI process, in bytes.
     pub peak: u64,
+    /// Processor time of the CLI process (user and system): the work it
+    /// did, which other load on the machine hardly changes (wall time
+    /// doubles when another job shares the cores).
+    pub cpu: Duration,
 }
 
 /// The body of each test binary's `rss_helper` test. In the helper
@@ -37,18 +41,29 @@ pub fn helper(cli: &str) {
             "an implausible peak for `webgate --version`: {} bytes",
             o.peak
         );
+        assert!(
+            o.cpu <= o.wall,
+            "an implausible processor time for `webgate --version`: {:?} in {:?}",
+            o.cpu,
+            o.wall
+        );
         return;
     };
     let args: Vec<String> = serde_json::from_str(&args).unwrap();
     let out = Command::new(cli).args(&args).output().unwrap();
     let usage =
         nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN).unwrap();
+    let cpu_us: u64 = [usage.user_time(), usage.system_time()]
+        .iter()
+        .map(|t| t.tv_sec() as u64 * 1_000_000 + t.tv_usec() as u64)
+        .sum();
     let report = serde_json::json!({
         "code": out.status.code().unwrap_or(-1),
         "stdout": String::from_utf8_lossy(&out.stdout),
         "stderr": String::from_utf8_lossy(&out.stderr),
         // Linux reports kilobytes.
         "peak": usage.max_rss() as u64 * 1024,
+        "cpu_us": cpu_us,
     });
     println!("RSS-HELPER {report}");
 }
@@ -81,5 +96,6 @@ pub fn run(args: &[String]) -> Outcome {
         stderr: r["stderr"].as_str().unwrap().to_string(),
         wall,
         peak: r["peak"].as_u64().unwrap(),
+        cpu: Duration::from_micros(r["cpu_us"].as_u64().unwrap()),
     }
 }
