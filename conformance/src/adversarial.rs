@@ -337,6 +337,23 @@ pub fn families() -> Vec<Family> {
             },
         },
         Family {
+            // Quoted lines (seven bytes out for each in) bring the output
+            // near its budget (four times the page), then one paragraph
+            // of words one space apart runs past it: each word after the
+            // cut is still read once (reading the rest of the paragraph
+            // again after each word took 31 s at 1 MiB).
+            name: "a long paragraph that runs past the output budget",
+            page: |n| {
+                let quotes = fill(
+                    &format!("<body>{}<pre>", "<blockquote>".repeat(6)),
+                    "a\n",
+                    &format!("</pre>{}<p>", "</blockquote>".repeat(6)),
+                    n / 20 * 11,
+                );
+                fill(&quotes, "word ", "</p>", n)
+            },
+        },
+        Family {
             name: "lines of a list item inside quotes",
             page: |n| {
                 fill(

@@ -287,19 +287,30 @@ impl Buf {
             // Words one plain space apart (most prose) are copied as one
             // run when the budget holds all of it: the bytes the word
             // by word path writes, without a separator check per word.
-            // Otherwise word by word, so that a cut falls after a word.
+            // Otherwise the run's words one by one (each owes the space
+            // before it), so that a cut falls after a word. Either way
+            // the run is read once: going back to the run's scan after
+            // each word would make a long paragraph past the budget
+            // quadratic.
             let run = single_spaced(word);
             if m.fits(run) {
                 m.take(run);
                 self.out.push_str(&word[..run]);
-                rest = &word[run..];
-                continue;
+            } else {
+                for (i, w) in word[..run].split(' ').enumerate() {
+                    if i > 0 {
+                        self.space = true;
+                        if self.out.is_empty() {
+                            self.lead_space = true;
+                        }
+                        self.flush_sep(m);
+                    }
+                    if m.take(w.len()) {
+                        self.out.push_str(w);
+                    }
+                }
             }
-            let end = word.find(char::is_whitespace).unwrap_or(word.len());
-            if m.take(end) {
-                self.out.push_str(&word[..end]);
-            }
-            rest = &word[end..];
+            rest = &word[run..];
         }
     }
 
