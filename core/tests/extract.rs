@@ -281,15 +281,23 @@ fn a_title_that_swallowed_the_page_is_no_title() {
     assert_eq!(page.title, None);
 }
 
+/// A news story's text, long enough to be an article.
+fn story() -> String {
+    "The council voted on Tuesday to reopen the old bridge to cyclists, after a year of repairs and two public meetings. ".repeat(6)
+}
+
+/// A reader's comment on [`story`].
+fn comment() -> String {
+    "I cross that bridge every day and this is great news for everyone who rides to work. "
+        .repeat(2)
+}
+
 /// Reader comments under an article are left out by default; the host
 /// may keep them, after the article under a heading of their own (their
 /// links numbered on from the article's); a forum's replies stay.
 #[test]
 fn comments_under_an_article() {
-    let story = "The council voted on Tuesday to reopen the old bridge to cyclists, after a year of repairs and two public meetings. ".repeat(6);
-    let comment =
-        "I cross that bridge every day and this is great news for everyone who rides to work. "
-            .repeat(2);
+    let (story, comment) = (story(), comment());
     let html = format!(
         "<html><head><title>Bridge reopens</title><meta property='og:type' content='article'>\
          <script type='application/ld+json'>{{\"@type\":\"NewsArticle\"}}</script></head><body>\
@@ -348,10 +356,7 @@ fn comments_under_an_article() {
 /// that merely has the word in it, cut nothing.
 #[test]
 fn comments_after_a_mark_under_an_article() {
-    let story = "The council voted on Tuesday to reopen the old bridge to cyclists, after a year of repairs and two public meetings. ".repeat(6);
-    let comment =
-        "I cross that bridge every day and this is great news for everyone who rides to work. "
-            .repeat(2);
+    let (story, comment) = (story(), comment());
     let page = |body: &str| {
         format!(
             "<html><head><title>Bridge reopens</title>\

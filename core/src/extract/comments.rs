@@ -67,15 +67,18 @@ fn names_content(word: &str) -> bool {
         .any(|w| word.eq_ignore_ascii_case(w))
 }
 
+/// The words of a class or id value (`comment-list` → `comment`, `list`;
+/// `disqus_thread` stays one word).
+fn words(value: &str) -> impl Iterator<Item = &str> {
+    value.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+}
+
 /// Whether element `id` is a comment region (see the module header).
 /// Every element of the page is asked: its attributes are read once,
 /// without a copy.
 pub fn is_comment_region(doc: &Doc, id: Id) -> bool {
     let n = &doc.nodes[id];
-    let named = |v: &str| {
-        let words = || v.split(|c: char| !c.is_ascii_alphanumeric() && c != '_');
-        words().any(names_comments) && !words().any(names_content)
-    };
+    let named = |v: &str| words(v).any(names_comments) && !words(v).any(names_content);
     n.attrs.iter().any(|(name, value)| match &**name {
         "class" | "id" => named(value),
         "itemtype" => {
@@ -91,10 +94,10 @@ pub fn is_comment_region(doc: &Doc, id: Id) -> bool {
 
 /// The value of the attribute by which element `id` marks where comments
 /// start without holding them: an element without text whose `id` (or,
-/// on `<a>`, `name`) starts with a word that names comments, as in `<a name="comments"></a>` or
-/// an empty `<div id="comments">` that a script fills. Older pages set
-/// their comments as plain paragraphs after such a mark, built like the
-/// story's own.
+/// on `<a>`, `name`) starts with a word that names comments, as in
+/// `<a name="comments"></a>` or an empty `<div id="comments">` that a
+/// script fills. Older pages set their comments as plain paragraphs
+/// after such a mark, built like the story's own.
 fn comment_mark(doc: &Doc, id: Id) -> Option<&str> {
     let n = &doc.nodes[id];
     let tag = n.tag()?;
@@ -105,9 +108,9 @@ fn comment_mark(doc: &Doc, id: Id) -> Option<&str> {
         let named = &**name == "id" || (&**name == "name" && tag == "a");
         // The name starts with the comment word: a heading's anchor
         // named from its words (`scraping-comments`) marks a section.
-        let mut words = value.split(|c: char| !c.is_ascii_alphanumeric() && c != '_');
-        let first = words.next().is_some_and(names_comments);
-        (named && first && !words.any(names_content)).then_some(&**value)
+        let mut w = words(value);
+        let first = w.next().is_some_and(names_comments);
+        (named && first && !w.any(names_content)).then_some(&**value)
     })
 }
 

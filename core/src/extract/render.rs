@@ -1557,7 +1557,41 @@ fn apart(doc: &Doc, prev: Id, next: Id) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::single_spaced;
+    use super::super::work::Work;
+    use super::{single_spaced, Buf, Meter};
+
+    /// Text past the budget is cut after a whole word (the space owed
+    /// before the next word is written first), whether the words run one
+    /// space apart or not, and nothing is written once it is spent.
+    #[test]
+    fn a_cut_falls_after_a_word() {
+        let work = Work::unbounded();
+        for text in ["alpha beta gamma", "alpha  beta\tgamma"] {
+            for (left, want) in [
+                (100, "alpha beta gamma"),
+                (16, "alpha beta gamma"),
+                (15, "alpha beta "),
+                (9, "alpha "),
+                (4, ""),
+            ] {
+                let mut m = Meter {
+                    left,
+                    spent: false,
+                    work: &work,
+                };
+                let mut b = Buf::new(false);
+                b.text(text, &mut m);
+                b.text(" delta", &mut m);
+                let want = if left == 100 {
+                    "alpha beta gamma delta"
+                } else {
+                    want
+                };
+                assert_eq!(b.out, want, "{text:?} in {left} bytes");
+                assert_eq!(m.spent, left < 100, "{text:?} in {left} bytes");
+            }
+        }
+    }
 
     /// The run ends with a word, before any whitespace other than one
     /// plain space between words (Unicode whitespace included).

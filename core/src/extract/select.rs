@@ -384,16 +384,14 @@ pub fn choose(doc: &Doc, url: &url::Url, rules: &Pruner) -> Choice {
     let comments_in = |root: Id, article: bool| {
         let found = comments::regions(doc, root);
         // An article whose comments are plain paragraphs after a mark
-        // (`<a name="comments">`): what follows the mark goes, unless
-        // it is most of the root's text or the rest is too short to be
-        // an article. Whether the comments are built like the story
-        // says nothing here: they are paragraphs like its own.
+        // (`<a name="comments">`): what follows the mark goes. The mark
+        // comes after an article's worth of text (`after_mark`), so the
+        // region tests below hold by construction; and whether the
+        // comments are built like the story says nothing here: they are
+        // paragraphs like its own.
         if found.is_empty() && article && !discussion && !product {
             let rest = comments::after_mark(doc, root);
-            if !rest.is_empty()
-                && comments::after_the_body(doc, root, &rest)
-                && !comments::are_the_content(doc, root, &rest)
-            {
+            if !rest.is_empty() {
                 return Comments {
                     inside: rest,
                     after: comments::regions_after(doc, root),
