@@ -13,9 +13,10 @@ use clap::Args;
 use webgate::agent::AgentOptions;
 use webgate::audit::AuditSettings;
 use webgate::fetch::Fetcher;
-use webgate::net::{HickoryResolve, RemappedDial, Resolve, StaticResolve, TcpDial, TlsSettings};
+use webgate::internals::net::RemappedDial;
+use webgate::internals::search::Client;
+use webgate::net::{HickoryResolve, Resolve, StaticResolve, TcpDial, TlsSettings};
 use webgate::policy::{admit, DomainRules, Policy};
-use webgate::search::Client;
 use webgate::search::SearchSettings;
 
 use crate::search_net;

@@ -9,8 +9,8 @@
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 
+use webgate::internals::search::Connect;
 use webgate::net::{BoxFuture, Io};
-use webgate::search::Connect;
 
 /// Names pinned to addresses, and addresses sent elsewhere.
 #[derive(Debug, Default)]

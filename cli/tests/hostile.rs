@@ -494,8 +494,8 @@ fn redirects_loops_chains_and_blocked_targets() {
     ] {
         let from = format!("https://a.example/to/{target}");
         let o = fetch(&ca, &s, &names, &from);
-        let from = webgate::policy::display_form(&url::Url::parse(&from).unwrap());
-        let shown = webgate::policy::display_form(&url::Url::parse(target).unwrap());
+        let from = webgate::internals::policy::display_form(&url::Url::parse(&from).unwrap());
+        let shown = webgate::internals::policy::display_form(&url::Url::parse(target).unwrap());
         check(
             &format!("redirect to {target}"),
             &o,

@@ -17,7 +17,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use webgate::fetch::Fetcher;
-use webgate::net::{RemappedDial, StaticResolve, TcpDial, TlsSettings};
+use webgate::internals::net::RemappedDial;
+use webgate::net::{StaticResolve, TcpDial, TlsSettings};
 use webgate::policy::Policy;
 use webgate_conformance::ca::TestCa;
 use webgate_conformance::loopback::LoopbackServer;
@@ -172,8 +173,8 @@ fn main() {
                 "{}",
                 &o.text[..200.min(o.text.len())]
             );
-            let got = a.hops[0].tls.as_ref().and_then(|t| t.alpn.clone());
-            assert_eq!(got.as_deref(), alpn.or(Some("http/1.1")), "{url}");
+            let got = a.to_json()["hops"][0]["tls"]["alpn"].clone();
+            assert_eq!(got.as_str(), alpn.or(Some("http/1.1")), "{url}");
             let r = reqwest_client().get(url).send().await.unwrap();
             let want = if alpn.is_some() {
                 reqwest::Version::HTTP_2

@@ -8,11 +8,11 @@ use std::sync::Arc;
 use webgate::agent::{AgentOptions, Toolbox};
 use webgate::fetch::Fetcher;
 use webgate::internals::messages::{FETCH_DESCRIPTION, SEARCH_DESCRIPTION};
+use webgate::internals::search::Client;
 use webgate::internals::search::Gateway;
 use webgate::messages::Class;
 use webgate::net::TlsSettings;
 use webgate::policy::{DomainRules, Policy};
-use webgate::search::Client;
 use webgate::search::Searcher;
 use webgate::tool::Outcome;
 

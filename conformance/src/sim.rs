@@ -174,7 +174,7 @@ impl SimDial {
 }
 
 /// The search gateway's seam: by host name and port.
-impl webgate::search::Connect for SimDial {
+impl webgate::internals::search::Connect for SimDial {
     fn connect<'a>(
         &'a self,
         host: &'a str,

@@ -8,7 +8,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::time::Instant;
 
 use ipnet::IpNet;
-use webgate::policy::check;
+use webgate::internals::policy::check;
 
 /// A fixed mix: public and blocked, both families, mapped forms.
 fn addresses() -> Vec<IpAddr> {
@@ -65,7 +65,9 @@ fn main() {
         "blocked-table check, {} mixed addresses (v4, v6, mapped, loopback)",
         addrs.len()
     );
-    let ours = time("webgate::policy::check", &addrs, |a| !check(a).is_allowed());
+    let ours = time("webgate::internals::policy::check", &addrs, |a| {
+        !check(a).is_allowed()
+    });
     // ::ffff:0:0/96 and ::/96 are in the list, so the peer's scan alone
     // gives the same verdict for mapped forms.
     let peer = time(

@@ -35,7 +35,7 @@ impl AuditSettings {
     /// A URL as records may show it: scheme, host, port and path; the
     /// query and userinfo replaced by `REDACTED` unless revealed; never the
     /// fragment. An unparsable string is reported by its length only.
-    pub fn url(&self, raw: &str) -> String {
+    pub(crate) fn url(&self, raw: &str) -> String {
         let Ok(u) = url::Url::parse(raw) else {
             return if self.reveal_queries {
                 raw.to_string()
@@ -79,6 +79,85 @@ pub(crate) fn ms(d: std::time::Duration) -> f64 {
     (d.as_secs_f64() * 1e6).round() / 1e3
 }
 
+/// The record of one call, `web_fetch` or `web_search`, read as JSON
+/// ([`to_json`] or [`to_json_line`]): a record is what a host stores, so
+/// its one public form is the stored one, and its fields can grow without
+/// a new API.
+///
+/// ## A fetch's record
+///
+/// `tool` (`web_fetch`), `requested_url` (redacted),
+/// `args_refused` (a message id), `admission` (`admitted` or the rule's
+/// message id), `hops` (one per request, in order), `robots` (one verdict
+/// per URL judged, when the policy reads robots.txt), `reader` (the host's
+/// reader service's own record, when the agent layer fell back to it),
+/// `class` (`ok`, `soft`, `hard`), `id` (the outcome's message id),
+/// `extraction`, `truncated`, `chars`, `extract_ms`, `extract_cut`
+/// (`output budget` or `time limit`), `total_ms`.
+///
+/// Each hop: `url`, `retry` (repeats a request whose connection ended
+/// before the response began), `reused` (went on a kept connection or a
+/// shared h2 stream), `stale_connections`, `addresses` (`ip`, `allowed`,
+/// and for a refused address `range` and `range_name` from the blocked
+/// table), `dials` (`addr`, `outcome`), `tls` (`version`, `alpn`),
+/// `status`, `redirect` (`verdict`: `followed` or `refused`, `to`,
+/// `reason`), `body` (`class`: `html`, `structured`, `text`, `refused`,
+/// `missing`; `charset`, `encodings`, `declared_length`,
+/// `bytes_received`, `bytes_inflated`, `cap`: `refused` or `truncated`),
+/// `phases` (`resolve_ms`, `connect_ms`, `tls_ms`, `head_ms`, `body_ms`),
+/// `failed_at` (`resolve`, `vet`, `connect`, `tls`, `head`, `redirect`,
+/// `status`, `content-type`, `charset`, `body`, `extract`) and `cause`
+/// (rustls's or hyper's own words, for the host only). Each robots
+/// verdict: `url`, `verdict` (`allowed`, `disallowed`, `unreachable`),
+/// `file` (`rules`, `unavailable`, `unreachable`), `remembered`, and the
+/// `hops` that read the file.
+///
+///
+/// ## A search's record
+///
+/// `tool` (`web_search`), `provider` (`gateway`, `brave`, …), `query`
+/// (only when the host reveals queries), `query_chars`, `args_refused`,
+/// `status` (the provider's HTTP status), `bytes`, `rows`, `failure`
+/// (`invalid_arguments`, or the transport or backend kind),
+/// `retry_after_s`, `class` (`ok` or `hard`), `id`, `total_ms`.
+///
+/// [`to_json`]: Record::to_json
+/// [`to_json_line`]: Record::to_json_line
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct Record(Call);
+
+/// Which tool's record.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+enum Call {
+    Fetch(FetchAudit),
+    Search(SearchAudit),
+}
+
+impl Record {
+    pub(crate) fn fetch(audit: FetchAudit) -> Record {
+        Record(Call::Fetch(audit))
+    }
+
+    pub(crate) fn search(audit: SearchAudit) -> Record {
+        Record(Call::Search(audit))
+    }
+
+    /// The record as one line of JSON.
+    pub fn to_json_line(&self) -> String {
+        // OK because every field serializes (strings, numbers, options).
+        serde_json::to_string(self).expect("audit record serializes")
+    }
+
+    /// The record as a JSON value, to read a field by its pointer
+    /// (`/hops/0/failed_at`).
+    pub fn to_json(&self) -> serde_json::Value {
+        // OK because every field serializes (strings, numbers, options).
+        serde_json::to_value(self).expect("audit record serializes")
+    }
+}
+
 /// Declares one closed set of words a record uses, each serialized as its
 /// word: the audit's vocabulary is typed, so a misspelt phase cannot reach
 /// a host's log, and a host can match on it.
@@ -87,13 +166,13 @@ macro_rules! audit_words {
         $(#[$m])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         #[non_exhaustive]
-        pub enum $name {
+        pub(crate) enum $name {
             $($(#[$vm])* $v,)+
         }
 
         impl $name {
             /// The word records and events show.
-            pub fn as_str(self) -> &'static str {
+            pub(crate) fn as_str(self) -> &'static str {
                 match self {
                     $($name::$v => $s,)+
                 }
@@ -203,44 +282,43 @@ audit_words! {
     }
 }
 
-/// The record of one `web_fetch` call.
+/// The record of one `web_fetch` call (its JSON form is [`Record`]'s).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[non_exhaustive]
-pub struct FetchAudit {
+pub(crate) struct FetchAudit {
     /// Always `web_fetch`.
-    pub tool: &'static str,
+    pub(crate) tool: &'static str,
     /// The `url` argument, redacted; `None` when the arguments had none.
-    pub requested_url: Option<String>,
+    pub(crate) requested_url: Option<String>,
     /// The message id when the arguments were refused.
-    pub args_refused: Option<&'static str>,
+    pub(crate) args_refused: Option<&'static str>,
     /// The admission verdict of the first URL: `admitted`, or the id of
     /// the rule's message.
-    pub admission: Option<&'static str>,
+    pub(crate) admission: Option<&'static str>,
     /// One entry per request made, in order (a redirect starts the next).
-    pub hops: Vec<HopAudit>,
+    pub(crate) hops: Vec<HopAudit>,
     /// The robots.txt verdicts, one per URL judged, when the policy reads
     /// robots.txt (empty otherwise).
-    pub robots: Vec<RobotsAudit>,
+    pub(crate) robots: Vec<RobotsAudit>,
     /// The host's reader service, when the agent layer fell back to it:
     /// that fetch's own record.
-    pub reader: Option<Box<FetchAudit>>,
+    pub(crate) reader: Option<Box<FetchAudit>>,
     /// `ok`, `soft` or `hard`.
-    pub class: &'static str,
+    pub(crate) class: &'static str,
     /// The outcome's message id (`fetch.ok` on success).
-    pub id: &'static str,
+    pub(crate) id: &'static str,
     /// `readability`, `raw-html` or `plain`, on success.
-    pub extraction: Option<String>,
+    pub(crate) extraction: Option<String>,
     /// Whether the text was cut, on success.
-    pub truncated: Option<bool>,
+    pub(crate) truncated: Option<bool>,
     /// Characters returned, on success.
-    pub chars: Option<usize>,
+    pub(crate) chars: Option<usize>,
     /// Time spent decoding and extracting text.
-    pub extract_ms: Option<f64>,
+    pub(crate) extract_ms: Option<f64>,
     /// Why extraction's text stopped before the end of the page, when it
     /// did: `output budget` or `time limit`.
-    pub extract_cut: Option<&'static str>,
+    pub(crate) extract_cut: Option<&'static str>,
     /// Wall time of the whole call.
-    pub total_ms: f64,
+    pub(crate) total_ms: f64,
 }
 
 impl FetchAudit {
@@ -250,41 +328,35 @@ impl FetchAudit {
             ..Default::default()
         }
     }
-
-    /// The record as one line of JSON.
-    pub fn to_json_line(&self) -> String {
-        // OK because every field serializes (strings, numbers, options).
-        serde_json::to_string(self).expect("audit record serializes")
-    }
 }
 
 /// One robots.txt verdict: the URL judged and how its origin's file was
 /// read.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[non_exhaustive]
-pub struct RobotsAudit {
+pub(crate) struct RobotsAudit {
     /// The URL judged, redacted.
-    pub url: String,
+    pub(crate) url: String,
     /// What the file said of the URL.
-    pub verdict: RobotsVerdict,
+    pub(crate) verdict: RobotsVerdict,
     /// How the file was read.
-    pub file: RobotsFile,
+    pub(crate) file: RobotsFile,
     /// The file was read earlier in this run; no request was made.
-    pub remembered: bool,
+    pub(crate) remembered: bool,
     /// The requests that read the file, in order.
-    pub hops: Vec<HopAudit>,
+    pub(crate) hops: Vec<HopAudit>,
 }
 
 /// One request: the URL, the addresses, the dials, TLS, the head, the body.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[non_exhaustive]
-pub struct HopAudit {
+pub(crate) struct HopAudit {
     /// The URL requested, redacted.
-    pub url: String,
+    pub(crate) url: String,
     /// This request repeats the one before it, whose connection ended
     /// before the response began (retried once, on a fresh lookup and
     /// connection, within the same deadline).
-    pub retry: bool,
+    pub(crate) retry: bool,
     /// The request went on a connection kept from an earlier request to
     /// the same host and address, or on a stream of an h2 connection
     /// another fetch to that host was using (this hop's own lookup
@@ -292,45 +364,45 @@ pub struct HopAudit {
     /// dial, no handshake, unless this fetch began to connect at the same
     /// time as the other and came second (its `dials` show it; its own
     /// connection closed unused).
-    pub reused: bool,
+    pub(crate) reused: bool,
     /// Kept connections found closed and passed over before this
     /// request's connection.
-    pub stale_connections: u32,
+    pub(crate) stale_connections: u32,
     /// Every address the name resolved to, in the resolver's order.
-    pub addresses: Vec<AddressAudit>,
+    pub(crate) addresses: Vec<AddressAudit>,
     /// Every connection attempt, in order (vetted addresses only).
-    pub dials: Vec<DialAudit>,
+    pub(crate) dials: Vec<DialAudit>,
     /// The TLS session, once the handshake completed.
-    pub tls: Option<TlsAudit>,
+    pub(crate) tls: Option<TlsAudit>,
     /// The response status.
-    pub status: Option<u16>,
+    pub(crate) status: Option<u16>,
     /// The hop rule's verdict when the status was a redirect.
-    pub redirect: Option<RedirectAudit>,
+    pub(crate) redirect: Option<RedirectAudit>,
     /// The body, when it was read.
-    pub body: Option<BodyAudit>,
+    pub(crate) body: Option<BodyAudit>,
     /// Time per phase.
-    pub phases: Phases,
+    pub(crate) phases: Phases,
     /// Where this request failed, with the outcome's id at the top of
     /// the record.
-    pub failed_at: Option<FailedAt>,
+    pub(crate) failed_at: Option<FailedAt>,
     /// The error behind a TLS or HTTP failure (rustls's or hyper's own
     /// words), for the host: the model's text only ever says "network
     /// error".
-    pub cause: Option<String>,
+    pub(crate) cause: Option<String>,
 }
 
 /// One resolved address and its verdict.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
-pub struct AddressAudit {
+pub(crate) struct AddressAudit {
     /// The address.
-    pub ip: IpAddr,
+    pub(crate) ip: IpAddr,
     /// Whether the blocked table let it through.
-    pub allowed: bool,
+    pub(crate) allowed: bool,
     /// The blocked range, in the table's notation (`127.0.0.0/8`).
-    pub range: Option<String>,
+    pub(crate) range: Option<String>,
     /// The registry's name of that range (`Loopback`).
-    pub range_name: Option<&'static str>,
+    pub(crate) range_name: Option<&'static str>,
 }
 
 impl AddressAudit {
@@ -355,103 +427,102 @@ impl AddressAudit {
 /// One connection attempt.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
-pub struct DialAudit {
+pub(crate) struct DialAudit {
     /// Where the socket went.
-    pub addr: SocketAddr,
+    pub(crate) addr: SocketAddr,
     /// `connected`, or the error's kind (`connection refused`, …), or
     /// `timed out` when the connect limit ended it.
-    pub outcome: String,
+    pub(crate) outcome: String,
 }
 
 /// The TLS session.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
-pub struct TlsAudit {
+pub(crate) struct TlsAudit {
     /// `TLSv1_3`, `TLSv1_2`.
-    pub version: String,
+    pub(crate) version: String,
     /// The negotiated protocol: `h2`, `http/1.1`, or none.
-    pub alpn: Option<String>,
+    pub(crate) alpn: Option<String>,
 }
 
 /// A redirect and the hop rule's verdict.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
-pub struct RedirectAudit {
+pub(crate) struct RedirectAudit {
     /// Followed or refused.
-    pub verdict: RedirectVerdict,
+    pub(crate) verdict: RedirectVerdict,
     /// The next URL, redacted, when followed.
-    pub to: Option<String>,
+    pub(crate) to: Option<String>,
     /// The reason's message id, when refused.
-    pub reason: Option<&'static str>,
+    pub(crate) reason: Option<&'static str>,
 }
 
 /// The body of the final response.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
-pub struct BodyAudit {
+pub(crate) struct BodyAudit {
     /// The class of its Content-Type, once judged (robots.txt files are
     /// read whatever their type: none).
-    pub class: Option<BodyClass>,
+    pub(crate) class: Option<BodyClass>,
     /// The encoding used to decode it (`UTF-8`, `Shift_JIS`, …).
-    pub charset: Option<&'static str>,
+    pub(crate) charset: Option<&'static str>,
     /// The content codings, as listed.
-    pub encodings: Vec<&'static str>,
+    pub(crate) encodings: Vec<&'static str>,
     /// The declared Content-Length, if any.
-    pub declared_length: Option<u64>,
+    pub(crate) declared_length: Option<u64>,
     /// Bytes received from the network.
-    pub bytes_received: u64,
+    pub(crate) bytes_received: u64,
     /// Bytes the decoders produced (at most one past the cap).
-    pub bytes_inflated: u64,
+    pub(crate) bytes_inflated: u64,
     /// What the cap did, when it acted.
-    pub cap: Option<CapAction>,
+    pub(crate) cap: Option<CapAction>,
 }
 
 /// Milliseconds per phase of one request.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[non_exhaustive]
-pub struct Phases {
+pub(crate) struct Phases {
     /// DNS.
-    pub resolve_ms: Option<f64>,
+    pub(crate) resolve_ms: Option<f64>,
     /// TCP (every attempt).
-    pub connect_ms: Option<f64>,
+    pub(crate) connect_ms: Option<f64>,
     /// The TLS handshake.
-    pub tls_ms: Option<f64>,
+    pub(crate) tls_ms: Option<f64>,
     /// Request sent to response head.
-    pub head_ms: Option<f64>,
+    pub(crate) head_ms: Option<f64>,
     /// Reading and inflating the body.
-    pub body_ms: Option<f64>,
+    pub(crate) body_ms: Option<f64>,
 }
 
-/// The record of one `web_search` call.
+/// The record of one `web_search` call (its JSON form is [`Record`]'s).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[non_exhaustive]
-pub struct SearchAudit {
+pub(crate) struct SearchAudit {
     /// Always `web_search`.
-    pub tool: &'static str,
+    pub(crate) tool: &'static str,
     /// The provider's name (`gateway`, `brave`, …).
-    pub provider: &'static str,
+    pub(crate) provider: &'static str,
     /// The query, when the host reveals queries.
-    pub query: Option<String>,
+    pub(crate) query: Option<String>,
     /// The query's length in characters.
-    pub query_chars: Option<usize>,
+    pub(crate) query_chars: Option<usize>,
     /// The message id when the arguments were refused.
-    pub args_refused: Option<&'static str>,
+    pub(crate) args_refused: Option<&'static str>,
     /// The provider's HTTP status, when one answered.
-    pub status: Option<u16>,
+    pub(crate) status: Option<u16>,
     /// Body bytes received from the provider.
-    pub bytes: Option<u64>,
+    pub(crate) bytes: Option<u64>,
     /// Rows returned, on success.
-    pub rows: Option<usize>,
+    pub(crate) rows: Option<usize>,
     /// The failure family (`invalid_arguments`, transport, backend kinds).
-    pub failure: Option<String>,
+    pub(crate) failure: Option<String>,
     /// The provider's Retry-After in whole seconds, when it refused with one.
-    pub retry_after_s: Option<u64>,
+    pub(crate) retry_after_s: Option<u64>,
     /// `ok` or `hard`.
-    pub class: &'static str,
+    pub(crate) class: &'static str,
     /// The outcome's message id.
-    pub id: &'static str,
+    pub(crate) id: &'static str,
     /// Wall time of the whole call.
-    pub total_ms: f64,
+    pub(crate) total_ms: f64,
 }
 
 impl SearchAudit {
@@ -465,11 +536,5 @@ impl SearchAudit {
             id: outcome.id,
             ..Default::default()
         }
-    }
-
-    /// The record as one line of JSON.
-    pub fn to_json_line(&self) -> String {
-        // OK because every field serializes (strings, numbers, options).
-        serde_json::to_string(self).expect("audit record serializes")
     }
 }

@@ -15,7 +15,7 @@
 //!   provider (gateway, Brave, SearXNG, Tavily, or your own).
 //! - [`agent`]: what sits between the tools and a model: the untrusted
 //!   envelope, tool descriptors, and the peer systems' options.
-//! - [`audit`]: a typed record of every egress decision, and `tracing`
+//! - [`audit`]: a record of every egress decision, and `tracing`
 //!   events.
 //! - [`policy`]: the pure policy core: URL admission, the compiled
 //!   blocked-address table ([`policy::VettedAddr`]), the redirect-hop rule,
@@ -42,14 +42,14 @@
 //! | feature | what it adds | without it |
 //! |---|---|---|
 //! | `agent` | [`agent`]: envelope, options, budgets, `Toolbox`, `Run` (and `getrandom` for envelope tags) | the two tools alone |
-//! | `search-providers` | `search::configure`, `search::SearchSettings`, `search::Client`: the built-in gateway, Brave, SearXNG and Tavily (and `httpdate` for `Retry-After`) | `search::Searcher` over the host's own `search::Provider` |
+//! | `search-providers` | `search::configure`, `search::SearchSettings`: the built-in gateway, Brave, SearXNG and Tavily (and `httpdate` for `Retry-After`) | `search::Searcher` over the host's own `search::Provider` |
 //! | `brotli` | the `br` content coding (pure Rust) | `br` is not offered in `Accept-Encoding`, and a `br` body is unreadable |
 //! | `zstd` | the `zstd` content coding (the zstd C library, built with `cc`) | likewise for `zstd` |
 //! | `hickory` | `net::HickoryResolve`, the default resolver (system configuration) | [`fetch::FetcherBuilder::resolver`] must be given one, else `SetupError::NoResolver` |
 //! | `ring` | rustls's ring crypto provider | the host gives one to [`net::TlsSettings::crypto_provider`] (aws-lc-rs, say), else `SetupError::NoCryptoProvider`; verification is rustls's either way |
 //!
-//! `Accept-Encoding` is always exactly what the build can undo
-//! ([`fetch::ACCEPT_ENCODING`]). The policy core, the body pipeline and
+//! `Accept-Encoding` is always exactly what the build can undo (`gzip,
+//! deflate`, then `br` and `zstd` with their features). The policy core, the body pipeline and
 //! extraction have no feature: they are the product.
 //!
 //! ## Getting started
@@ -84,7 +84,7 @@
 //!
 //! ```
 //! use webgate::messages::Refusal;
-//! use webgate::policy::{admit, check, Policy, Verdict};
+//! use webgate::policy::{admit, vet, Policy};
 //!
 //! let policy = Policy::default();
 //! // The url argument is admitted before any network access.
@@ -92,11 +92,11 @@
 //! let refused = admit("https://0x7f.1/", &policy).unwrap_err();
 //! assert_eq!(refused, Refusal::IpLiteral { address: [127, 0, 0, 1].into() });
 //!
-//! // Every resolved address is judged by the blocked table.
-//! match check("169.254.169.254".parse().unwrap()) {
-//!     Verdict::Deny { range, .. } => assert_eq!(range.to_string(), "169.254.0.0/16"),
-//!     Verdict::Allow => unreachable!(),
-//! }
+//! // Every resolved address is judged by the blocked table; only what
+//! // passes becomes a `VettedAddr`, the one thing a Dial accepts.
+//! let range = vet("169.254.169.254".parse().unwrap()).unwrap_err();
+//! assert_eq!(range.to_string(), "169.254.0.0/16");
+//! assert!(vet("93.184.216.34".parse().unwrap()).is_ok());
 //! ```
 
 #![forbid(unsafe_code)]

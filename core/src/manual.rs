@@ -19,7 +19,7 @@
 //!   WHATWG parser decides what a host is, so `0x7f.1`, `2130706433` and
 //!   `[::ffff:127.0.0.1]` are all caught as literals). Every address a name
 //!   resolves to is judged by a table compiled from the IANA
-//!   special-purpose registries ([`crate::policy::check`]); only a
+//!   special-purpose registries ([`crate::policy::vet`]); only a
 //!   [`crate::policy::VettedAddr`] can be dialled, so no code path can
 //!   connect to a blocked address. Names are resolved afresh for every
 //!   request and every redirect hop, with no cache, so DNS rebinding gains

@@ -3,8 +3,9 @@
 
 mod admission {
     use url::Url;
+    use webgate::internals::policy::display_form;
     use webgate::messages::Refusal;
-    use webgate::policy::{admit, display_form, Policy};
+    use webgate::policy::{admit, Policy};
 
     fn verdict(s: &str) -> Result<String, String> {
         admit(s, &Policy::default())

@@ -98,7 +98,7 @@ proptest! {
             .policy(p.clone())
             .resolver(Arc::new(StaticResolve::new(HashMap::new())))
             .build();
-        let client = webgate::search::Client::new(p.clone(), &TlsSettings::default());
+        let client = webgate::internals::search::Client::new(p.clone(), &TlsSettings::default());
         match valid {
             Err(e) => {
                 prop_assert!(matches!(built, Err(SetupError::Policy(ref b)) if *b == e));
@@ -156,7 +156,8 @@ fn a_runtime_without_the_timer_is_an_error_not_a_panic() {
     assert_eq!(out.id, "fetch.net.failed", "{out:?}");
     // The search path too: a failed call, not a panic in the provider.
     let client =
-        webgate::search::Client::new(Policy::default(), &TlsSettings::default()).expect("client");
+        webgate::internals::search::Client::new(Policy::default(), &TlsSettings::default())
+            .expect("client");
     let gateway =
         webgate::internals::search::Gateway::new("https://gw.example/search", None, client)
             .expect("gateway");

@@ -7,7 +7,8 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use ipnet::IpNet;
 use proptest::prelude::*;
 use support::{expected_table, reference};
-use webgate::policy::{check, BlockedRange, Verdict};
+use webgate::internals::policy::{check, Verdict};
+use webgate::policy::BlockedRange;
 
 mod support;
 

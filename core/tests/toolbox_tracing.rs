@@ -125,11 +125,12 @@ fn toolbox_calls_are_audited_like_the_tools() {
         let args = fetch_args.clone();
         async move { tb.start_run().fetch(&args).await }
     });
-    let Some(webgate::agent::CallAudit::Fetch(record)) = &reply.audit else {
+    let Some(record) = &reply.audit else {
         panic!("no fetch record: {:?}", reply.audit);
     };
-    assert_eq!(record.id, "fetch.dns.failed");
-    assert_eq!(record.hops.len(), 1);
+    let r = record.to_json();
+    assert_eq!(r["id"], "fetch.dns.failed");
+    assert_eq!(r["hops"].as_array().map(Vec::len), Some(1));
     let f = fetcher(Policy::default());
     let (direct_spans, direct_events, _) = traced(&seen, &dispatch, || {
         let f = f.clone();
@@ -148,10 +149,10 @@ fn toolbox_calls_are_audited_like_the_tools() {
         let args = search_args.clone();
         async move { tb.start_run().search(&args).await }
     });
-    let Some(webgate::agent::CallAudit::Search(record)) = &reply.audit else {
+    let Some(record) = &reply.audit else {
         panic!("no search record: {:?}", reply.audit);
     };
-    assert_eq!(record.rows, Some(1));
+    assert_eq!(record.to_json()["rows"], 1);
     let s = searcher();
     let (direct_spans, direct_events, _) = traced(&seen, &dispatch, || {
         let s = s.clone();

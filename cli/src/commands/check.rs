@@ -6,8 +6,9 @@ use std::process::ExitCode;
 
 use clap::Args;
 use serde_json::json;
+use webgate::internals::policy::{check, Verdict};
 use webgate::messages::{Class, FetchError};
-use webgate::policy::{admit, check, Policy, Verdict};
+use webgate::policy::{admit, Policy};
 
 use crate::output::{print_json_line, usage, EXIT_HARD, EXIT_SOFT};
 

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use clap::Args;
 use webgate::agent::Toolbox;
-use webgate::search::configure;
+use webgate::internals::search::configure_with;
 use webgate::search::Searcher;
 
 use crate::host::{
@@ -199,7 +199,7 @@ fn serve(
     let settings = search_settings(provider);
     let served = rt.block_on(async {
         let searcher = match search_client(net, &tls)
-            .and_then(|client| configure(&settings, client).map_err(|e| e.to_string()))
+            .and_then(|client| configure_with(&settings, client).map_err(|e| e.to_string()))
         {
             Ok(p) => Some(Searcher::new(p).with_audit(audit.settings())),
             Err(why) => {

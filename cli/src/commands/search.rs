@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use serde_json::{json, Value};
-use webgate::search::configure;
+use webgate::internals::search::configure_with;
 use webgate::search::Searcher;
 
 use crate::host::{
@@ -101,7 +101,7 @@ pub(crate) fn call(
     };
     let outcome = rt.block_on(async {
         let client = search_client(net, &tls)?;
-        let provider = configure(&settings, client).map_err(|e| e.to_string())?;
+        let provider = configure_with(&settings, client).map_err(|e| e.to_string())?;
         let searcher = Searcher::new(provider).with_audit(audit.settings());
         Ok::<_, String>(searcher.call_audited(&args).await)
     });

@@ -51,7 +51,7 @@ pub struct ToolDescriptor {
 impl ToolDescriptor {
     /// `web_fetch`: `url` required, `max_chars` 1..=`max_chars_limit`,
     /// `raw`; and `offset` when paging is on.
-    pub fn fetch(max_chars_limit: usize, paging: bool) -> Self {
+    pub(crate) fn fetch(max_chars_limit: usize, paging: bool) -> Self {
         let mut props = json!({
             "url": {"type": "string", "description": "The https URL of the page."},
             "max_chars": {
@@ -88,7 +88,7 @@ impl ToolDescriptor {
 
     /// `web_search`: the eight fields of contract §9, `query` required;
     /// the `num_results` / `recency` / `site` aliases when enabled.
-    pub fn search(aliases: bool) -> Self {
+    pub(crate) fn search(aliases: bool) -> Self {
         let hostnames = json!({"type": "array", "items": {"type": "string"}, "maxItems": 20});
         let mut props = json!({
             "query": {"type": "string", "maxLength": 400, "description": "The search query."},
@@ -121,13 +121,13 @@ impl ToolDescriptor {
     }
 
     /// Shown under another name.
-    pub fn named(mut self, name: impl Into<String>) -> Self {
+    pub(crate) fn named(mut self, name: impl Into<String>) -> Self {
         self.name = name.into();
         self
     }
 
     /// Shown with another description.
-    pub fn described(mut self, description: impl Into<String>) -> Self {
+    pub(crate) fn described(mut self, description: impl Into<String>) -> Self {
         self.description = description.into();
         self
     }

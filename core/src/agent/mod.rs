@@ -32,6 +32,7 @@ use serde_json::Value;
 
 use crate::args::parse_fetch_args;
 use crate::args::parse_search_args;
+use crate::audit::Record;
 use crate::body::text::truncate_chars;
 use crate::fetch::Refused;
 use crate::fetch::{FetchOptions, Fetched, Fetcher};
@@ -47,10 +48,10 @@ pub use descriptor::{ToolDescriptor, ToolKind};
 pub use offer::offer_fetch;
 
 /// A page shorter than this (characters) gets the thin-page note.
-pub const THIN_PAGE_CHARS: usize = 600;
+pub(crate) const THIN_PAGE_CHARS: usize = 600;
 
 /// The peer systems' budget of searches per run.
-pub const DEFAULT_SEARCH_BUDGET: u32 = 8;
+pub(crate) const DEFAULT_SEARCH_BUDGET: u32 = 8;
 
 /// Which options are on. `Default` is all off: the contract's behaviour,
 /// text for text.
@@ -156,27 +157,7 @@ pub struct ToolReply {
     /// The call's audit record: every call of a known tool has one, a
     /// call refused before the network too (its arguments, its URL, a
     /// spent budget, no provider), with the message id that refused it.
-    pub audit: Option<CallAudit>,
-}
-
-/// The audit record of one call through a [`Run`].
-#[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
-pub enum CallAudit {
-    /// A fetch's record.
-    Fetch(crate::audit::FetchAudit),
-    /// A search's record.
-    Search(crate::audit::SearchAudit),
-}
-
-impl CallAudit {
-    /// The record as one line of JSON.
-    pub fn to_json_line(&self) -> String {
-        match self {
-            CallAudit::Fetch(a) => a.to_json_line(),
-            CallAudit::Search(a) => a.to_json_line(),
-        }
-    }
+    pub audit: Option<Record>,
 }
 
 impl ToolReply {
@@ -458,7 +439,7 @@ impl Run {
         let refused = |outcome: Outcome, notes: Vec<Note>, why: Refused| {
             let record = tb.fetcher.refused_record(url_arg, why, &outcome, started);
             let mut r = finish(outcome, notes, None);
-            r.audit = Some(CallAudit::Fetch(record));
+            r.audit = Some(Record::fetch(record));
             r
         };
         let a = match parse_fetch_args(args, tb.fetcher.policy()) {
@@ -490,7 +471,7 @@ impl Run {
                     &Outcome::from(e.clone()),
                     started,
                 );
-                audit = Some(CallAudit::Fetch(record));
+                audit = Some(Record::fetch(record));
                 Err(e)
             }
             Ok(page) => match take(&self.fetches, o.fetch_budget) {
@@ -529,7 +510,7 @@ impl Run {
                         )
                         .await;
                     }
-                    audit = Some(CallAudit::Fetch(record));
+                    audit = Some(Record::fetch(record));
                     r
                 }
             },
@@ -694,14 +675,14 @@ impl Run {
             let outcome = Outcome::from(OptionError::SearchUnavailable);
             let record = crate::audit::SearchAudit::unavailable(&outcome);
             let mut r = fail(outcome, notes, unknown);
-            r.audit = Some(CallAudit::Search(record));
+            r.audit = Some(Record::search(record));
             return r;
         };
         // Every call has a record, a refused one too.
         let refused = |outcome: Outcome, notes: Vec<Note>, summary: String, args: bool| {
             let record = searcher.refused_record(&outcome, args, started);
             let mut r = fail(outcome, notes, summary);
-            r.audit = Some(CallAudit::Search(record));
+            r.audit = Some(Record::search(record));
             r
         };
         let args = if o.search_aliases {
@@ -738,9 +719,9 @@ impl Run {
         }
         let query = accepted.query.clone();
         crate::progress::report(crate::messages::Progress::Searching);
-        let (found, record) = searcher.search_audited(&accepted).await;
+        let (found, record) = searcher.search_recorded(&accepted).await;
         ticket.keep();
-        let record = Some(CallAudit::Search(record));
+        let record = Some(Record::search(record));
         match found {
             Ok(rows) => {
                 let text = if o.numbered_search {

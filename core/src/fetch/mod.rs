@@ -25,10 +25,7 @@ use tokio::time::Instant;
 use tracing::Instrument;
 
 use crate::args::parse_fetch_args;
-use crate::audit::{ms, AuditSettings, FetchAudit};
-/// The `Accept-Encoding` every request sends: exactly the content codings
-/// this build can undo (`br` and `zstd` only with their features).
-pub use crate::body::decode::ACCEPT_ENCODING;
+use crate::audit::{ms, AuditSettings, FetchAudit, Record};
 use crate::extract;
 use crate::messages::text::FetchOk;
 use crate::messages::{Extraction, FetchError, SetupError};
@@ -64,7 +61,7 @@ pub struct Fetched {
 impl Fetched {
     /// The text without its title line (contract §13): what the page
     /// itself says.
-    pub fn body(&self) -> &str {
+    pub(crate) fn body(&self) -> &str {
         let Some(title) = &self.title else {
             return &self.text;
         };
@@ -243,7 +240,7 @@ impl Fetcher {
 
     /// [`Fetcher::call`], with the audit record of the call beside the
     /// outcome (the outcome is the same either way).
-    pub async fn call_audited(&self, args: &Value) -> (Outcome, FetchAudit) {
+    pub async fn call_audited(&self, args: &Value) -> (Outcome, Record) {
         let started = Instant::now();
         let policy = &self.inner.policy;
         let mut audit = FetchAudit::new();
@@ -292,7 +289,7 @@ impl Fetcher {
             total_ms = audit.total_ms,
             "web_fetch done"
         );
-        (outcome, audit)
+        (outcome, Record::fetch(audit))
     }
 
     /// The record of a call refused before anything was sent: its
@@ -336,8 +333,9 @@ impl Fetcher {
         &self,
         url: &str,
         opts: FetchOptions,
-    ) -> (Result<Fetched, FetchError>, FetchAudit) {
-        self.fetch_audited_with(url, opts, &RobotsMemo::new()).await
+    ) -> (Result<Fetched, FetchError>, Record) {
+        let (r, audit) = self.fetch_audited_with(url, opts, &RobotsMemo::new()).await;
+        (r, Record::fetch(audit))
     }
 
     /// [`Fetcher::fetch_audited`] as part of a run that keeps the

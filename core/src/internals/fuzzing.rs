@@ -7,7 +7,8 @@ use url::{Host, Url};
 
 use crate::args::{parse_fetch_args, parse_search_args};
 use crate::messages::Refusal;
-use crate::policy::{admit, check, display_form, Policy, Verdict};
+use crate::policy::addr::{check, Verdict};
+use crate::policy::{admit, display_form, Policy};
 
 /// URL admission never panics, and its verdict is stable under
 /// re-serialization of the parsed URL.

@@ -36,10 +36,13 @@ pub mod messages {
 }
 
 /// The search providers by name (hosts build them with
-/// [`crate::search::configure`]).
+/// [`crate::search::configure`]), and the HTTP client beneath them with
+/// its connection seam.
 #[cfg(feature = "search-providers")]
 pub mod search {
+    pub use crate::search::client::{Client, Connect};
     pub use crate::search::gateway::Gateway;
+    pub use crate::search::providers::configure_with;
     pub use crate::search::providers::{Brave, Searxng, Tavily};
 }
 
@@ -48,6 +51,22 @@ pub mod robots {
     pub use crate::policy::robots::{
         path_of, product_token, RobotsMemo, RobotsTxt, Rules, Unreachable, Verdict, MAX_BYTES,
     };
+}
+
+/// The policy core's parts below [`crate::policy::vet`] and
+/// [`crate::policy::admit`]: the table's full verdict (with the IPv4 range
+/// an IPv6 address embeds), admission of a parsed URL and the display
+/// form of URLs, for the CLI's `check` and the vectors.
+pub mod policy {
+    pub use crate::policy::addr::{check, Verdict};
+    pub use crate::policy::admission::{admit_parsed, display_form};
+}
+
+/// The Dial the CLI's `--connect-to` builds, and the address order of
+/// connection attempts.
+pub mod net {
+    pub use crate::net::eyeballs::interleave;
+    pub use crate::net::remap::RemappedDial;
 }
 
 /// The redirect-hop rule.

@@ -16,6 +16,7 @@ mod hickory;
 pub(crate) mod http;
 pub(crate) mod limit;
 pub(crate) mod pool;
+pub(crate) mod remap;
 mod resolve;
 mod tls;
 
@@ -23,11 +24,9 @@ use std::future::Future;
 use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
-use std::sync::Arc;
 
 use tokio::io::{AsyncRead, AsyncWrite};
 
-pub use eyeballs::interleave;
 #[cfg(feature = "hickory")]
 pub use hickory::HickoryResolve;
 pub use resolve::StaticResolve;
@@ -103,47 +102,6 @@ impl Dial for TcpDial {
             s.set_nodelay(true)?;
             Ok(Box::new(s) as Box<dyn Io>)
         })
-    }
-}
-
-/// A Dial that sends a vetted address's socket elsewhere, for operators
-/// and tests: after the fetch loop has vetted `from`, the socket goes to
-/// `to` instead, an address the policy never judged (how a test reaches a
-/// loopback server without switching the policy off; what the CLI's
-/// `--connect-to` builds). Never hand it mappings a model could choose. Unmapped addresses are dialled
-/// as they are. A mapping whose source is blocked is accepted and simply
-/// never used, because a blocked address never reaches a Dial.
-#[derive(Clone, Debug)]
-pub struct RemappedDial {
-    map: Vec<(SocketAddr, SocketAddr)>,
-    inner: Arc<dyn DialDebug>,
-}
-
-/// A Dial that can be printed, for [`RemappedDial`]'s `Debug`.
-pub(crate) trait DialDebug: Dial + std::fmt::Debug {}
-impl<T: Dial + std::fmt::Debug> DialDebug for T {}
-
-impl RemappedDial {
-    /// Maps each `from` to its `to`, dialling through `inner`.
-    pub fn new(map: Vec<(SocketAddr, SocketAddr)>, inner: impl Dial + std::fmt::Debug) -> Self {
-        RemappedDial {
-            map,
-            inner: Arc::new(inner),
-        }
-    }
-}
-
-impl Dial for RemappedDial {
-    fn dial(&self, addr: VettedAddr, port: u16) -> BoxFuture<'_, io::Result<Box<dyn Io>>> {
-        let from = SocketAddr::new(addr.ip(), port);
-        match self.map.iter().find(|(f, _)| *f == from) {
-            Some(&(_, to)) => Box::pin(async move {
-                let s = tokio::net::TcpStream::connect(to).await?;
-                s.set_nodelay(true)?;
-                Ok(Box::new(s) as Box<dyn Io>)
-            }),
-            None => self.inner.dial(addr, port),
-        }
     }
 }
 

@@ -192,7 +192,7 @@ impl Policy {
     /// The characters a call returns at most: what it asked for
     /// (`max_chars`), never more than the policy's limit; the limit when
     /// it asked nothing. The one place the limit is applied.
-    pub fn max_chars_for(&self, asked: Option<usize>) -> usize {
+    pub(crate) fn max_chars_for(&self, asked: Option<usize>) -> usize {
         asked.unwrap_or(self.max_chars).min(self.max_chars)
     }
 
@@ -254,7 +254,7 @@ impl Policy {
     }
 
     /// True when `port` may be named by a URL.
-    pub fn allows_port(&self, port: u16) -> bool {
+    pub(crate) fn allows_port(&self, port: u16) -> bool {
         self.ports.contains(&port)
     }
 }

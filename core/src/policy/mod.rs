@@ -21,8 +21,9 @@ pub(crate) mod robots;
 #[rustfmt::skip]
 mod table;
 
-pub use addr::{check, vet, BlockedRange, Verdict, VettedAddr};
-pub use admission::{admit, admit_parsed, display_form, AdmittedUrl};
+pub use addr::{vet, BlockedRange, VettedAddr};
+pub(crate) use admission::display_form;
+pub use admission::{admit, AdmittedUrl};
 pub use domains::DomainRules;
 pub use limits::{Comments, Links, Policy};
 pub(crate) use redirect::{next_hop, Hop};

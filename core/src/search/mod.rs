@@ -4,7 +4,7 @@
 //! Providers (feature `search-providers`): [`configure`] builds one from
 //! [`SearchSettings`]: the gateway (the default: one POST to the host's
 //! endpoint), or an adapter for the Brave Search API, SearXNG or Tavily,
-//! each over a [`Client`] that vets every address as `web_fetch` does. A
+//! each over an HTTP client that vets every address as `web_fetch` does. A
 //! host may implement [`Provider`] itself.
 
 #[cfg(feature = "search-providers")]
@@ -19,8 +19,6 @@ mod response;
 use std::sync::{Arc, Mutex};
 
 #[cfg(feature = "search-providers")]
-pub use client::{Client, Connect};
-#[cfg(feature = "search-providers")]
 pub use providers::{configure, SearchSettings};
 
 use serde_json::Value;
@@ -30,7 +28,7 @@ use tracing::Instrument;
 pub(crate) use response::{escape_error_body, rows_from_results};
 
 use crate::args::{parse_search_args, SearchArgs};
-use crate::audit::{ms, AuditSettings, SearchAudit};
+use crate::audit::{ms, AuditSettings, Record, SearchAudit};
 use crate::messages::text::SearchOk;
 use crate::messages::{SearchError, SearchRow};
 use crate::net::BoxFuture;
@@ -116,7 +114,7 @@ impl Searcher {
 
     /// [`Searcher::call`], with the audit record of the call beside the
     /// outcome (the outcome is the same either way).
-    pub async fn call_audited(&self, args: &Value) -> (Outcome, SearchAudit) {
+    pub async fn call_audited(&self, args: &Value) -> (Outcome, Record) {
         match parse_search_args(args) {
             Err(e) => {
                 let started = tokio::time::Instant::now();
@@ -129,10 +127,10 @@ impl Searcher {
                 );
                 let outcome: Outcome = e.into();
                 self.finish_audit(&mut audit, &outcome, started, &span);
-                (outcome, audit)
+                (outcome, Record::search(audit))
             }
             Ok(accepted) => {
-                let (result, audit) = self.search_audited(&accepted).await;
+                let (result, audit) = self.search_recorded(&accepted).await;
                 let outcome = match result {
                     Ok(rows) => Outcome::ok(
                         "search.ok",
@@ -144,13 +142,23 @@ impl Searcher {
                     ),
                     Err(e) => e.into(),
                 };
-                (outcome, audit)
+                (outcome, Record::search(audit))
             }
         }
     }
 
     /// [`Searcher::search`], with the audit record of the call.
     pub async fn search_audited(
+        &self,
+        accepted: &SearchArgs,
+    ) -> (Result<Vec<SearchRow>, SearchError>, Record) {
+        let (result, audit) = self.search_recorded(accepted).await;
+        (result, Record::search(audit))
+    }
+
+    /// [`Searcher::search_audited`] with the record still open to the
+    /// agent layer.
+    pub(crate) async fn search_recorded(
         &self,
         accepted: &SearchArgs,
     ) -> (Result<Vec<SearchRow>, SearchError>, SearchAudit) {
@@ -298,10 +306,15 @@ mod tests {
         let (_, audit) = Searcher::new(Arc::new(Own(Some((203, 7)))))
             .call_audited(&args)
             .await;
-        assert_eq!((audit.status, audit.bytes), (Some(203), Some(7)));
+        let a = audit.to_json();
+        assert_eq!(
+            (&a["status"], &a["bytes"]),
+            (&serde_json::json!(203), &serde_json::json!(7))
+        );
         // Nothing reported: nothing invented.
         let (_, audit) = Searcher::new(Arc::new(Own(None))).call_audited(&args).await;
-        assert_eq!((audit.status, audit.bytes), (None, None));
+        let a = audit.to_json();
+        assert_eq!((&a["status"], &a["bytes"]), (&Value::Null, &Value::Null));
     }
 
     #[test]

@@ -16,7 +16,8 @@ use super::gateway::{bearer, endpoint, Gateway};
 use super::{rows_from_results, Provider, Report};
 use crate::args::{Freshness, SafeSearch, SearchArgs};
 use crate::messages::{SearchError, SearchRow, SetupError};
-use crate::net::BoxFuture;
+use crate::net::{BoxFuture, TlsSettings};
+use crate::policy::Policy;
 
 /// Whether `url`'s host is `domain` or one of its subdomains.
 fn host_matches(url: &str, domain: &str) -> bool {
@@ -354,9 +355,21 @@ pub struct SearchSettings {
     pub key: Option<String>,
 }
 
-/// The provider the settings describe, or one sentence saying why search
-/// is not offered.
-pub fn configure(s: &SearchSettings, client: Client) -> Result<Arc<dyn Provider>, SetupError> {
+/// The provider the settings describe, over an HTTP client that holds to
+/// `policy` and trusts `tls`'s roots, or one sentence saying why search is
+/// not offered.
+pub fn configure(
+    s: &SearchSettings,
+    policy: Policy,
+    tls: &TlsSettings,
+) -> Result<Arc<dyn Provider>, SetupError> {
+    configure_with(s, Client::new(policy, tls)?)
+}
+
+/// [`configure`] over a client the caller made (the CLI's, which answers
+/// `--resolve` and `--connect-to`; the vectors', which reach the simulated
+/// network).
+pub fn configure_with(s: &SearchSettings, client: Client) -> Result<Arc<dyn Provider>, SetupError> {
     let nonempty = |o: &Option<String>| {
         o.as_deref()
             .map(str::trim)
@@ -407,14 +420,14 @@ mod tests {
 
     #[test]
     fn not_configured_says_why() {
-        let c = Client::new(Default::default(), &Default::default()).unwrap();
         let why = |p: &str| {
             configure(
                 &SearchSettings {
                     provider: Some(p.into()),
                     ..Default::default()
                 },
-                c.clone(),
+                Default::default(),
+                &Default::default(),
             )
             .err()
             .unwrap()

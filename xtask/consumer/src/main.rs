@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::error::Error;
 use std::sync::Arc;
 
-use webgate::agent::{AgentOptions, CallAudit, Toolbox};
+use webgate::agent::{AgentOptions, Toolbox};
 use webgate::args::SearchArgs;
 use webgate::fetch::Fetcher;
 use webgate::messages::{SearchError, SearchRow, SetupError};
@@ -98,18 +98,22 @@ async fn run() -> Result<(), Box<dyn Error>> {
             &serde_json::json!({"url": "https://example.com/"}),
         )
         .await?;
-    let Some(CallAudit::Fetch(record)) = &reply.audit else {
+    let Some(record) = &reply.audit else {
         return Err("no audit record for the fetch".into());
     };
+    if record.to_json()["tool"] != "web_fetch" {
+        return Err("the fetch's record is not a fetch's".into());
+    }
     println!("fetch record: {}", record.to_json_line());
     let reply = run
         .call("web_search", &serde_json::json!({"query": "vendoring"}))
         .await?;
-    let Some(CallAudit::Search(record)) = &reply.audit else {
+    let Some(record) = &reply.audit else {
         return Err("no audit record for the search".into());
     };
     println!("search record: {}", record.to_json_line());
-    if (record.status, record.bytes) != (Some(200), Some(42)) {
+    let r = record.to_json();
+    if (&r["status"], &r["bytes"]) != (&serde_json::json!(200), &serde_json::json!(42)) {
         return Err("the provider's report did not reach the record".into());
     }
     if run
