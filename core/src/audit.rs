@@ -112,7 +112,6 @@ pub(crate) fn ms(d: std::time::Duration) -> f64 {
 /// `file` (`rules`, `unavailable`, `unreachable`), `remembered`, and the
 /// `hops` that read the file.
 ///
-///
 /// ## A search's record
 ///
 /// `tool` (`web_search`), `provider` (`gateway`, `brave`, …), `query`
@@ -165,7 +164,6 @@ macro_rules! audit_words {
     ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $v:ident => $s:literal,)+ }) => {
         $(#[$m])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        #[non_exhaustive]
         pub(crate) enum $name {
             $($(#[$vm])* $v,)+
         }
@@ -333,7 +331,6 @@ impl FetchAudit {
 /// One robots.txt verdict: the URL judged and how its origin's file was
 /// read.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-#[non_exhaustive]
 pub(crate) struct RobotsAudit {
     /// The URL judged, redacted.
     pub(crate) url: String,
@@ -349,7 +346,6 @@ pub(crate) struct RobotsAudit {
 
 /// One request: the URL, the addresses, the dials, TLS, the head, the body.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[non_exhaustive]
 pub(crate) struct HopAudit {
     /// The URL requested, redacted.
     pub(crate) url: String,
@@ -393,7 +389,6 @@ pub(crate) struct HopAudit {
 
 /// One resolved address and its verdict.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[non_exhaustive]
 pub(crate) struct AddressAudit {
     /// The address.
     pub(crate) ip: IpAddr,
@@ -426,7 +421,6 @@ impl AddressAudit {
 
 /// One connection attempt.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[non_exhaustive]
 pub(crate) struct DialAudit {
     /// Where the socket went.
     pub(crate) addr: SocketAddr,
@@ -437,7 +431,6 @@ pub(crate) struct DialAudit {
 
 /// The TLS session.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[non_exhaustive]
 pub(crate) struct TlsAudit {
     /// `TLSv1_3`, `TLSv1_2`.
     pub(crate) version: String,
@@ -447,7 +440,6 @@ pub(crate) struct TlsAudit {
 
 /// A redirect and the hop rule's verdict.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[non_exhaustive]
 pub(crate) struct RedirectAudit {
     /// Followed or refused.
     pub(crate) verdict: RedirectVerdict,
@@ -459,7 +451,6 @@ pub(crate) struct RedirectAudit {
 
 /// The body of the final response.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-#[non_exhaustive]
 pub(crate) struct BodyAudit {
     /// The class of its Content-Type, once judged (robots.txt files are
     /// read whatever their type: none).
@@ -480,7 +471,6 @@ pub(crate) struct BodyAudit {
 
 /// Milliseconds per phase of one request.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[non_exhaustive]
 pub(crate) struct Phases {
     /// DNS.
     pub(crate) resolve_ms: Option<f64>,

@@ -49,8 +49,8 @@
 //! | `ring` | rustls's ring crypto provider | the host gives one to [`net::TlsSettings::crypto_provider`] (aws-lc-rs, say), else `SetupError::NoCryptoProvider`; verification is rustls's either way |
 //!
 //! `Accept-Encoding` is always exactly what the build can undo (`gzip,
-//! deflate`, then `br` and `zstd` with their features). The policy core, the body pipeline and
-//! extraction have no feature: they are the product.
+//! deflate`, then `br` and `zstd` with their features). The policy core,
+//! the body pipeline and extraction have no feature: they are the product.
 //!
 //! ## Getting started
 //!

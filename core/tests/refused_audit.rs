@@ -47,6 +47,17 @@ fn fetcher(policy: Policy) -> Fetcher {
         .unwrap()
 }
 
+/// A reply's record as JSON, which must be `tool`'s (as the record of a
+/// fetch is a fetch's, never a search's).
+fn record_of(reply: webgate::agent::ToolReply, tool: &str) -> serde_json::Value {
+    let Some(record) = reply.audit else {
+        panic!("{tool}: no record ({})", reply.model_text);
+    };
+    let r = record.to_json();
+    assert_eq!(r["tool"], tool, "{r}");
+    r
+}
+
 fn rt() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -96,50 +107,37 @@ fn refused_calls_have_the_tools_own_record() {
     ] {
         let run = tb.start_run();
         let reply = rt.block_on(run.fetch(&args));
-        let Some(record) = reply.audit else {
-            panic!("{args}: no record");
-        };
-        assert_eq!(record.to_json()["id"], id, "{args}");
+        let r = record_of(reply, "web_fetch");
+        assert_eq!(r["id"], id, "{args}");
         let (_, own) = rt.block_on(direct.call_audited(&args));
-        assert_eq!(untimed(record.to_json()), untimed(own.to_json()));
+        assert_eq!(untimed(r), untimed(own.to_json()));
         // Refused before the network: no budget spent.
         assert_eq!(run.tools().len(), 2, "{args}");
     }
     // The agent layer's own refusals are recorded with their ids.
     let run = tb.start_run();
     let reply = rt.block_on(run.fetch(&json!({"url": "https://a.example/", "offset": -1})));
-    let Some(record) = reply.audit else {
-        panic!("offset: no record");
-    };
-    let r = record.to_json();
+    let r = record_of(reply, "web_fetch");
     assert_eq!(
         (&r["id"], &r["args_refused"]),
         (&json!("option.fetch.offset"), &json!("option.fetch.offset"))
     );
     let _ = rt.block_on(run.fetch(&json!({"url": "https://nowhere.example/"})));
     let reply = rt.block_on(run.fetch(&json!({"url": "https://nowhere.example/"})));
-    let Some(record) = reply.audit else {
-        panic!("budget: no record");
-    };
-    let r = record.to_json();
+    let r = record_of(reply, "web_fetch");
     assert_eq!(
         (&r["id"], &r["class"]),
         (&json!("option.fetch.budget"), &json!("hard"))
     );
     // Search: arguments refused, as the searcher's own record says.
     let reply = rt.block_on(run.search(&json!({"query": " "})));
-    let Some(record) = reply.audit else {
-        panic!("search: no record");
-    };
+    let r = record_of(reply, "web_search");
+    assert_eq!(r["id"], "search.arg.query_empty");
     let (_, own) = rt.block_on(searcher().call_audited(&json!({"query": " "})));
-    assert_eq!(untimed(record.to_json()), untimed(own.to_json()));
-    assert_eq!(record.to_json()["id"], "search.arg.query_empty");
+    assert_eq!(untimed(r), untimed(own.to_json()));
     let _ = rt.block_on(run.search(&json!({"query": "one"})));
     let reply = rt.block_on(run.search(&json!({"query": "two"})));
-    let Some(record) = reply.audit else {
-        panic!("search budget: no record");
-    };
-    assert_eq!(record.to_json()["id"], "option.search.budget");
+    assert_eq!(record_of(reply, "web_search")["id"], "option.search.budget");
     // No provider: the record says so.
     let none = Arc::new(Toolbox::new(
         fetcher(Policy::default()),
@@ -147,10 +145,7 @@ fn refused_calls_have_the_tools_own_record() {
         AgentOptions::default(),
     ));
     let reply = rt.block_on(none.start_run().search(&json!({"query": "x"})));
-    let Some(record) = reply.audit else {
-        panic!("no provider: no record");
-    };
-    let r = record.to_json();
+    let r = record_of(reply, "web_search");
     assert_eq!(
         (&r["provider"], &r["id"]),
         (&json!("none"), &json!("option.search.unavailable"))

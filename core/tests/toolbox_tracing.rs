@@ -129,6 +129,7 @@ fn toolbox_calls_are_audited_like_the_tools() {
         panic!("no fetch record: {:?}", reply.audit);
     };
     let r = record.to_json();
+    assert_eq!(r["tool"], "web_fetch");
     assert_eq!(r["id"], "fetch.dns.failed");
     assert_eq!(r["hops"].as_array().map(Vec::len), Some(1));
     let f = fetcher(Policy::default());
@@ -152,7 +153,8 @@ fn toolbox_calls_are_audited_like_the_tools() {
     let Some(record) = &reply.audit else {
         panic!("no search record: {:?}", reply.audit);
     };
-    assert_eq!(record.to_json()["rows"], 1);
+    let r = record.to_json();
+    assert_eq!((&r["tool"], &r["rows"]), (&json!("web_search"), &json!(1)));
     let s = searcher();
     let (direct_spans, direct_events, _) = traced(&seen, &dispatch, || {
         let s = s.clone();

@@ -13,8 +13,9 @@ use crate::policy::VettedAddr;
 /// A Dial that sends a vetted address's socket elsewhere: after the fetch
 /// loop has vetted `from`, the socket goes to `to` instead, an address the
 /// policy never judged (how a test reaches a loopback server without
-/// switching the policy off). Unmapped addresses are dialled as they are. A mapping whose source is blocked is accepted and simply
-/// never used, because a blocked address never reaches a Dial.
+/// switching the policy off). Unmapped addresses are dialled as they are.
+/// A mapping whose source is blocked is accepted and simply never used,
+/// because a blocked address never reaches a Dial.
 #[derive(Clone, Debug)]
 pub struct RemappedDial {
     map: Vec<(SocketAddr, SocketAddr)>,
