@@ -102,7 +102,8 @@ pub(crate) struct PolicyOptions {
 /// `extract`).
 #[derive(Args, Debug, Clone, Default)]
 pub(crate) struct LookOptions {
-    /// How links show in the markdown: inline `[text](url)`, references
+    /// How links show in the markdown: inline `[text](url)` (each URL at
+    /// its first link; a later link to it is its text), references
     /// (`[text][n]`, each URL once after the text), or none (text only,
     /// no images).
     #[arg(long, value_name = "STYLE", default_value = "inline", value_parser = clap::builder::PossibleValuesParser::new(["inline", "references", "none"]))]

@@ -182,9 +182,10 @@ fn rendering_rules() {
     }
 }
 
-/// The host's link setting: inline (the default), references (`[n]` in
-/// the text, each URL once after it, images numbered too) and none (the
-/// text of links, no image).
+/// The host's link setting: inline (the default; a target already shown
+/// is not shown again, the later link is its text), references (`[n]`
+/// in the text, each URL once after it, images numbered too) and none
+/// (the text of links, no image).
 #[test]
 fn links_inline_as_references_or_not_at_all() {
     let html = "<p>See <a href='/a?utm_source=x&amp;k=1'>one</a>, <a href='/b'>two</a> and \
@@ -197,7 +198,7 @@ fn links_inline_as_references_or_not_at_all() {
     assert_eq!(
         with(Links::Inline),
         "See [one](https://a.example/a?k=1), [two](https://a.example/b) and \
-         [one again](https://a.example/a?k=1).\n\n![A red kite over the hill](https://a.example/pic.jpg)"
+         one again.\n\n![A red kite over the hill](https://a.example/pic.jpg)"
     );
     assert_eq!(
         with(Links::References),
@@ -226,6 +227,16 @@ fn tracking_parameters_leave_every_url_shown() {
         let upper = key.to_ascii_uppercase();
         let html = format!("<p><a href='/x?{upper}=v'>x</a></p>");
         assert_eq!(md(&html, true), "[x](https://a.example/x)", "{upper}");
+    }
+    // Names that can be a page's own parameters stay, as do names that
+    // only begin like a listed one.
+    for key in ["tag", "ref", "sr", "qid", "utm", "ref_x", "linkcodes"] {
+        let html = format!("<p><a href='/x?{key}=v'>x</a></p>");
+        assert_eq!(
+            md(&html, true),
+            format!("[x](https://a.example/x?{key}=v)"),
+            "{key}"
+        );
     }
 }
 
@@ -602,4 +613,73 @@ fn worst_case_duration_covers_every_hop_and_the_extraction() {
     p.request_timeout = Duration::MAX;
     p.max_redirects = u32::MAX;
     assert_eq!(p.worst_case_duration(), Duration::MAX);
+}
+
+/// The words of a markdown text without its link targets, images and
+/// list numbers: what its plain text says.
+fn words_without_targets(md: &str) -> Vec<String> {
+    let mut out = String::new();
+    for line in md.lines() {
+        // An ordered item's number is markdown's, not the text's.
+        let t = line.trim_start_matches([' ', '>']);
+        let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+        let line = match t[digits..].strip_prefix(". ") {
+            Some(rest) if digits > 0 => rest,
+            _ => line,
+        };
+        let mut rest = line;
+        while let Some(i) = rest.find("](") {
+            let mut kept = &rest[..i];
+            // An image (`![alt](src)`) is markdown's alone.
+            if let Some(j) = kept.rfind("![") {
+                kept = &kept[..j];
+            }
+            out.push_str(kept);
+            out.push(' ');
+            rest = &rest[i + 2..];
+            rest = &rest[rest.find(')').map_or(rest.len(), |j| j + 1)..];
+        }
+        out.push_str(rest);
+        out.push('\n');
+    }
+    out.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Markdown and plain text choose the same content: a chosen block that
+/// is short but full of links is as short in markdown as in text (its
+/// URLs do not make it long enough to stand alone), so both fall back to
+/// the page around it, and every fixture says the same words either way.
+#[test]
+fn markdown_and_text_choose_the_same_content() {
+    let links: String = (1..=4)
+        .map(|i| format!("<a href='/a/very/long/path/to/a/page/number/{i}/of/the/site'>p{i}</a> "))
+        .collect();
+    let html = format!(
+        "<body><div class='nav'>Menu</div><article><p>See {links}</p></article>\
+         <div><p>A paragraph beside the article, which the fallback keeps.</p></div></body>"
+    );
+    let (text, how_text) = render_as(&html, &base(), false, Style::Plain);
+    let (md, how_md) = render_as(&html, &base(), false, Style::Markdown);
+    assert_eq!(how_text, how_md, "{text}\n---\n{md}");
+    assert!(md.contains("fallback keeps"), "{md}");
+    assert_eq!(words_without_targets(&md), words_without_targets(&text));
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("vectors/rendering");
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "html") {
+            continue;
+        }
+        let html = std::fs::read_to_string(&path).unwrap();
+        let (text, _) = render_as(&html, &base(), false, Style::Plain);
+        let (md, _) = render_as(&html, &base(), false, Style::Markdown);
+        assert_eq!(
+            words_without_targets(&md),
+            words_without_targets(&text),
+            "{}",
+            path.display()
+        );
+    }
 }

@@ -207,6 +207,32 @@ fn extract_metered(html: &str, base: &Url, options: &Options, work: &Work) -> Pa
         render_more(roots, drops, body_images, Vec::new())
     };
     let render = |roots: &[dom::Id], drops: render::Drops| render_as(roots, drops, raw);
+    // Whether a rendering is long enough to be what extraction chose:
+    // measured as plain text in either style (`Rendered::enough`), so
+    // that markdown's URLs never make a choice plain text would not.
+    let enough = |r: &render::Rendered, parts: &[(&[dom::Id], render::Drops)]| match r
+        .enough(style, MIN_ARTICLE_BYTES)
+    {
+        render::Enough::Yes => true,
+        render::Enough::No => false,
+        render::Enough::AsPlain => {
+            let plain = render::Look {
+                style: Style::Plain,
+                links: options.links,
+                body_images: false,
+            };
+            let len: usize = parts
+                .iter()
+                .map(|(roots, drops)| {
+                    render::render(&doc, roots, base, plain, *drops, work)
+                        .text
+                        .trim()
+                        .len()
+                })
+                .sum();
+            len >= MIN_ARTICLE_BYTES
+        }
+    };
     // What extraction chose is shown once (`repeats`); a raw rendering
     // shows the page as it is.
     let deduplicated = |r: render::Rendered| render::Rendered {
@@ -237,6 +263,8 @@ fn extract_metered(html: &str, base: &Url, options: &Options, work: &Work) -> Pa
                 }
         };
         let mut r = render_as(&[root], Some(&drops), article || raw);
+        let chosen = [root];
+        let mut parts: Vec<(&[dom::Id], render::Drops)> = vec![(&chosen, Some(&drops))];
         let shown: Vec<dom::Id> = comments
             .inside
             .iter()
@@ -255,16 +283,19 @@ fn extract_metered(html: &str, base: &Url, options: &Options, work: &Work) -> Pa
                 };
                 r.text = format!("{}\n\n{heading}\n\n{}", r.text, c.text);
                 r.truncated |= c.truncated;
+                r.targets += c.targets;
+                parts.push((&shown, None));
             }
         }
-        if r.text.trim().len() >= MIN_ARTICLE_BYTES {
+        if enough(&r, &parts) {
             return page(deduplicated(r), Extraction::Readability);
         }
         // Too little to trust: the document instead, but not its
         // navigation, site header, footer and asides, when enough is left.
         let boxes = |id| signals::is_box(&doc, id);
-        let r = render(&[body], Some(&boxes));
-        if r.text.trim().len() >= MIN_ARTICLE_BYTES {
+        let whole = [body];
+        let r = render(&whole, Some(&boxes));
+        if enough(&r, &[(&whole, Some(&boxes))]) {
             return page(deduplicated(r), Extraction::RawHtml);
         }
     }

@@ -23,7 +23,7 @@
 
 use url::Url;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::dom::{Doc, Id, Kind};
 use super::lexicon::is_block;
@@ -61,6 +61,43 @@ pub struct Rendered {
     /// With [`Links::References`], the URLs the text numbers, in order
     /// (`[1]` is the first).
     pub refs: Vec<String>,
+    /// The bytes of link and image targets the markdown wrote (`(url)`,
+    /// `[n]`, a whole `![alt](src)`): what plain text of the same nodes
+    /// does not have. See [`Rendered::enough`].
+    pub targets: usize,
+}
+
+/// How much more than [`super::MIN_ARTICLE_BYTES`] a markdown rendering
+/// must hold, its targets aside, to be known long enough without
+/// rendering it again as plain text: headings' `#`, items' `- ` and
+/// emphasis marks are a small share of any text this long.
+const MARKUP_ROOM: usize = 300;
+
+/// Whether a rendering of the markdown needs its plain text's length to
+/// say if it is long enough to be what extraction chose.
+pub enum Enough {
+    Yes,
+    No,
+    /// Measure the plain text of the same nodes: the markdown's length
+    /// is mostly its links' targets.
+    AsPlain,
+}
+
+impl Rendered {
+    /// Whether this text is long enough (at least `min` bytes) to be
+    /// what extraction chose, measured as plain text in either style, so
+    /// that markdown and plain text choose the same content: a short
+    /// text of many links is not long because its URLs are.
+    pub fn enough(&self, style: Style, min: usize) -> Enough {
+        let len = self.text.trim().len();
+        if len < min {
+            Enough::No
+        } else if style == Style::Plain || len.saturating_sub(self.targets) >= min + MARKUP_ROOM {
+            Enough::Yes
+        } else {
+            Enough::AsPlain
+        }
+    }
 }
 
 /// Counts the bytes the rendering adds; once the budget is spent, every
@@ -497,13 +534,22 @@ fn one_line(s: &str) -> String {
 const TARGET_GROWTH: usize = 512;
 
 /// Query parameters that say who sent the reader, not what the page is:
-/// they are removed from every URL shown (`utm_` is a prefix; the rest
-/// are names, compared without case). Analytics (Google, Matomo,
-/// HubSpot, Mailchimp, Marketo, Adobe, Yandex, Openstat), ad clicks
-/// (Google, Microsoft, Meta, X, TikTok, LinkedIn), Google's shopping
-/// `srsltid` and Instagram's share id.
+/// they are removed from every URL shown (a name ending in `*` is a
+/// prefix; names are compared without case). Analytics (Google, Matomo,
+/// HubSpot, Mailchimp, Marketo, Adobe, Yandex, Openstat, Klaviyo), ad
+/// clicks (Google, Microsoft, Meta, X, TikTok, LinkedIn, Pinterest,
+/// impact.com), Google's shopping `srsltid`, Instagram's share id,
+/// affiliate and placement tags (Amazon's `pf_rd_*`, `pd_rd_*`, `ref_`,
+/// `linkCode`, `linkId`, `ascsubtag`; eBay's `itmprp`, `itmmeta`;
+/// Alibaba's `spm`), Yahoo's consent redirect and Branch's match id.
+/// Only names that mean nothing else: `tag`, `ref`, `sr` or `qid` can
+/// be a page's own parameters (a blog's tag, a repository's branch)
+/// and stay.
 pub const TRACKING_PARAMETERS: &[&str] = &[
     "utm_*",
+    "hsa_*",
+    "pf_rd_*",
+    "pd_rd_*",
     "fbclid",
     "gclid",
     "gclsrc",
@@ -515,6 +561,8 @@ pub const TRACKING_PARAMETERS: &[&str] = &[
     "ttclid",
     "li_fat_id",
     "yclid",
+    "epik",
+    "irclickid",
     "igshid",
     "srsltid",
     "mc_cid",
@@ -527,8 +575,11 @@ pub const TRACKING_PARAMETERS: &[&str] = &[
     "__hssc",
     "__hsfp",
     "hsctatracking",
+    "_kx",
     "mkt_tok",
     "s_cid",
+    "s_kwcid",
+    "ef_id",
     "_openstat",
     "pk_campaign",
     "pk_kwd",
@@ -538,16 +589,29 @@ pub const TRACKING_PARAMETERS: &[&str] = &[
     "vero_id",
     "rb_clickid",
     "wickedid",
+    "ref_",
+    "linkcode",
+    "linkid",
+    "ascsubtag",
+    "itmprp",
+    "itmmeta",
+    "spm",
+    "guccounter",
+    "guce_referrer",
+    "guce_referrer_sig",
+    "_branch_match_id",
 ];
 
 /// Whether a query parameter named `key` (as written) is a tracking
 /// parameter ([`TRACKING_PARAMETERS`]).
 fn is_tracking(key: &str) -> bool {
     let key = key.to_ascii_lowercase();
-    key.starts_with("utm_")
-        || TRACKING_PARAMETERS
-            .iter()
-            .any(|t| !t.ends_with('*') && *t == key)
+    TRACKING_PARAMETERS
+        .iter()
+        .any(|t| match t.strip_suffix('*') {
+            Some(prefix) => key.starts_with(prefix),
+            None => *t == key,
+        })
 }
 
 /// `u` without its tracking parameters; the others stay as written, in
@@ -641,7 +705,9 @@ pub fn render_titled(
         alts: Vec::new(),
         refs,
         numbered,
+        targets: 0,
         last_link: None,
+        shown: HashSet::new(),
         frames: vec![FrameKind::Plain],
         bufs: vec![Buf::new(false)],
         list_counters: Vec::new(),
@@ -667,6 +733,7 @@ pub fn render_titled(
         text: out.trim().to_string(),
         truncated: r.meter.spent,
         refs: r.refs,
+        targets: r.targets,
     }
 }
 
@@ -702,10 +769,19 @@ struct Renderer<'a> {
     /// one's number.
     refs: Vec<String>,
     numbered: HashMap<String, usize>,
+    /// The bytes of targets written (see [`Rendered::targets`]).
+    targets: usize,
     /// The target of the last link shown: the next link to the same
     /// address (a card's title after its picture, its "read more") is
     /// shown as text.
     last_link: Option<String>,
+    /// With [`Links::Inline`], the targets shown so far: a page that
+    /// links one address again and again (a name linked in every
+    /// paragraph of a manual, a poster's profile on each of their
+    /// posts, a category under every card) shows its URL once, at the
+    /// first link; the later ones are their text alone. Bounded by the
+    /// output: each target was written into it.
+    shown: HashSet<String>,
     /// See [`Look::body_images`].
     body_images: bool,
     /// The words of the page's title line.
@@ -923,6 +999,7 @@ impl<'a> Renderer<'a> {
                             Target::Inline(src) => format!("![{alt}]({src})"),
                             Target::Numbered(n) => format!("![{alt}][{n}]"),
                         };
+                        self.targets += s.len();
                         let (b, m) = self.out();
                         b.raw(&s, s.len(), m);
                     }
@@ -1077,9 +1154,10 @@ impl<'a> Renderer<'a> {
 
     /// What follows a link's `[text]`, if anything: `(url)`, or `[n]`
     /// with [`Links::References`]; `None` shows the text alone (no
-    /// target a reader can follow, links off, plain text, or the same
+    /// target a reader can follow, links off, plain text, the same
     /// target as the link just before: a card links its picture, its
-    /// title and its "read more" to one address, and one link says it).
+    /// title and its "read more" to one address, and one link says it;
+    /// inline, a target shown already on the page).
     fn shown_link(&mut self, target: Option<String>, buf: &Buf) -> Option<String> {
         let target = target.filter(|_| self.md && self.links != Links::None)?;
         if buf.out.trim().is_empty() {
@@ -1088,11 +1166,22 @@ impl<'a> Renderer<'a> {
         if self.last_link.as_deref() == Some(target.as_str()) {
             return None;
         }
+        // Past the budget nothing more is written: no target is kept
+        // either, so `shown` holds only what the output holds.
+        if self.meter.spent {
+            return None;
+        }
         self.last_link = Some(target.clone());
-        Some(match self.target(target) {
+        if self.links == Links::Inline && !self.shown.insert(target.clone()) {
+            return None;
+        }
+        let shown = match self.target(target) {
             Target::Inline(t) => format!("({t})"),
             Target::Numbered(n) => format!("[{n}]"),
-        })
+        };
+        // With the brackets around the link's text.
+        self.targets += shown.len() + 2;
+        Some(shown)
     }
 
     /// How a URL is cited in the text.

@@ -9,7 +9,11 @@
 //!
 //! What counts as a repeat: a paragraph of the output (text between
 //! blank lines) of at least [`MIN_CHARS`] characters whose words, with
-//! whitespace folded, are exactly those of an earlier paragraph. Short
+//! whitespace folded, are exactly those of an earlier paragraph; in
+//! markdown, the words its plain text would have, without link targets,
+//! link brackets and images: the markdown shows each target once (a
+//! second copy's links are their text alone), and a paragraph is as long
+//! and as much a repeat in either style. Short
 //! repeats stay: they are a page's templates (an interview's questions
 //! asked of each guest, a meal plan's "Drink within 30 minutes" under
 //! every day, a spec table's labels), and there the repeat is the
@@ -49,6 +53,7 @@ pub fn drop_repeated(text: String, markdown: bool, work: &Work) -> String {
     let mut in_code = false;
     let mut dropped_any = false;
     let mut folded = String::new();
+    let mut earlier = String::new();
     for para in text.split("\n\n") {
         // Each paragraph is read a bounded number of times; once the
         // work must stop, the rest stays as it is.
@@ -74,13 +79,16 @@ pub fn drop_repeated(text: String, markdown: bool, work: &Work) -> String {
         }
         // The words one space apart, in one buffer reused for every
         // paragraph: one pass over the text, then one hash of it.
-        fold_into(para, &mut folded);
+        fold_into(para, markdown, &mut folded);
         if folded.len() >= MIN_CHARS && folded.chars().count() >= MIN_CHARS {
             let same = shown.entry(hashes.hash_one(folded.as_str())).or_default();
-            if same
-                .iter()
-                .any(|&k| kept[k].split_whitespace().eq(para.split_whitespace()))
-            {
+            // A hash that matches is confirmed: the earlier paragraph
+            // folded again (once per match; a paragraph of the same
+            // hash is as long as this one).
+            if same.iter().any(|&k| {
+                fold_into(kept[k], markdown, &mut earlier);
+                earlier == folded
+            }) {
                 dropped_any = true;
                 continue;
             }
@@ -97,15 +105,74 @@ pub fn drop_repeated(text: String, markdown: bool, work: &Work) -> String {
 
 /// `para`'s words one space apart into `out` (cleared first): its text
 /// with each run of whitespace folded to one space and none at either
-/// end.
-fn fold_into(para: &str, out: &mut String) {
+/// end; in `markdown`, without what plain text does not show (see
+/// [`plain_part`]).
+fn fold_into(para: &str, markdown: bool, out: &mut String) {
     out.clear();
-    for word in para.split_whitespace() {
-        if !out.is_empty() {
-            out.push(' ');
+    // Whether a space is owed before the next word.
+    let mut space = false;
+    let mut rest = para;
+    while !rest.is_empty() {
+        let (text, next) = if markdown {
+            plain_part(rest)
+        } else {
+            (rest, "")
+        };
+        // Markup glues the text on either side, as plain text has it.
+        for c in text.chars() {
+            if c.is_whitespace() {
+                space = !out.is_empty();
+            } else {
+                if space {
+                    out.push(' ');
+                    space = false;
+                }
+                out.push(c);
+            }
         }
-        out.push_str(word);
+        rest = next;
     }
+}
+
+/// The text of `md` up to its first piece of link markup, and what
+/// follows that markup: a link's `[` and `]`, its `(target)` (with the
+/// parentheses a URL may hold balanced), an image `![alt](src)` whole.
+/// The renderer writes these; a literal `[` in the text goes too, on
+/// both copies alike.
+fn plain_part(md: &str) -> (&str, &str) {
+    let Some(i) = md.find(['[', ']']) else {
+        return (md, "");
+    };
+    let rest = &md[i..];
+    if md[..i].ends_with('!') {
+        // An image: up to the end of its target.
+        if let Some(j) = rest.find("](") {
+            return (&md[..i - 1], after_target(&rest[j + 2..]));
+        }
+    }
+    match rest.strip_prefix("](") {
+        Some(target) => (&md[..i], after_target(target)),
+        None => (&md[..i], &rest[1..]),
+    }
+}
+
+/// What follows a target whose `(` was just read.
+fn after_target(target: &str) -> &str {
+    let mut depth = 1;
+    for (i, c) in target.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return &target[i + 1..];
+                }
+            }
+            '\n' => return &target[i..],
+            _ => {}
+        }
+    }
+    ""
 }
 
 #[cfg(test)]
@@ -149,13 +216,34 @@ mod tests {
     fn length_is_counted_with_whitespace_folded() {
         let folded = |s: &str| {
             let mut out = String::new();
-            fold_into(s, &mut out);
+            fold_into(s, false, &mut out);
             out
         };
         assert_eq!(folded("  a \n\t bc  d "), "a bc d");
         let spaced = "ab    ".repeat(MIN_CHARS / 3 - 1);
         assert!(spaced.len() >= MIN_CHARS && folded(&spaced).chars().count() < MIN_CHARS);
         let text = format!("{spaced}\n\n{spaced}");
+        assert_eq!(drop_repeated(text.clone(), false, &Work::unbounded()), text);
+    }
+
+    /// In markdown a copy is the same paragraph whatever its links
+    /// show: the renderer gives each target once, so a second copy's
+    /// links are their text alone; images are not plain text either.
+    #[test]
+    fn markdown_copies_match_without_their_targets() {
+        let a = long("zeta");
+        let first = format!("See [the (full) guide](https://a.example/g_(x)?k=1). {a} ![A kite](https://a.example/k.png)");
+        let second = format!("See the (full) guide. {a}");
+        let text = format!("{first}\n\n{second}");
+        assert_eq!(drop_repeated(text, true, &Work::unbounded()), first);
+        let folded = |s: &str| {
+            let mut out = String::new();
+            fold_into(s, true, &mut out);
+            out
+        };
+        assert_eq!(folded("a [b](u (v)) c![i](s)d ]e"), "a b cd e");
+        // Plain text keeps its brackets.
+        let text = format!("[{a}]\n\n{a}");
         assert_eq!(drop_repeated(text.clone(), false, &Work::unbounded()), text);
     }
 

@@ -14,7 +14,8 @@ use crate::messages::PolicyError;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Links {
-    /// `[text](url)` where the link stands (the default).
+    /// `[text](url)` where the link stands (the default); each URL at its
+    /// first link only: a later link to it is its text.
     #[default]
     Inline,
     /// `[text][n]` where the link stands, and each URL once, numbered,
