@@ -109,7 +109,7 @@ pub fn drop_repeated(text: String, markdown: bool, work: &Work) -> String {
 /// [`plain_part`]).
 fn fold_into(para: &str, markdown: bool, out: &mut String) {
     out.clear();
-    // Whether a space is owed before the next word.
+    // Whether whitespace came since the last word.
     let mut space = false;
     let mut rest = para;
     while !rest.is_empty() {
@@ -119,16 +119,18 @@ fn fold_into(para: &str, markdown: bool, out: &mut String) {
             (rest, "")
         };
         // Markup glues the text on either side, as plain text has it.
-        for c in text.chars() {
-            if c.is_whitespace() {
-                space = !out.is_empty();
-            } else {
-                if space {
-                    out.push(' ');
-                    space = false;
-                }
-                out.push(c);
+        space |= text.starts_with(char::is_whitespace);
+        let mut words = 0;
+        for word in text.split_whitespace() {
+            if (space || words > 0) && !out.is_empty() {
+                out.push(' ');
             }
+            out.push_str(word);
+            words += 1;
+            space = false;
+        }
+        if words > 0 {
+            space = text.ends_with(char::is_whitespace);
         }
         rest = next;
     }
