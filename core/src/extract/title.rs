@@ -471,8 +471,8 @@ pub fn drop_repeat(text: String, title: &Title) -> String {
         }
         let end = start + line.len();
         let says = |l: &str| {
-            let w = words(&plain_line(l));
-            w == want || heading.as_ref().is_some_and(|h| w == *h)
+            let plain = plain_line(l);
+            says_words(&plain, &want) || heading.as_ref().is_some_and(|h| says_words(&plain, h))
         };
         if !line.trim().is_empty() && line.len() <= longest && says(line) {
             let mut rest = end;
@@ -492,10 +492,29 @@ pub fn drop_repeat(text: String, title: &Title) -> String {
     text
 }
 
+/// Whether `plain`'s words are `want` ([`words`] of it, compared as they
+/// are read: most lines differ at their first word, and none is copied).
+fn says_words(plain: &str, want: &[String]) -> bool {
+    let mut found = plain
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty());
+    // (`str::to_lowercase` writes a word's last `Σ` as `ς`, which
+    // lowering char by char does not.)
+    want.iter().all(|w| {
+        found.next().is_some_and(|f| {
+            f.chars().flat_map(char::to_lowercase).eq(w.chars())
+                || (f.contains('Σ') && f.to_lowercase() == *w)
+        })
+    }) && found.next().is_none()
+}
+
 /// A markdown line without its markup: heading marks, link targets,
 /// emphasis.
-fn plain_line(line: &str) -> String {
+fn plain_line(line: &str) -> std::borrow::Cow<'_, str> {
     let line = line.trim_start().trim_start_matches('#');
+    if !line.contains("](") {
+        return line.into();
+    }
     let mut out = String::with_capacity(line.len());
     let mut rest = line;
     // `[text](target)` → `text`.
@@ -507,7 +526,7 @@ fn plain_line(line: &str) -> String {
         rest = &rest[open + close + 1..];
     }
     out.push_str(rest);
-    out
+    out.into()
 }
 
 #[cfg(test)]
@@ -516,6 +535,19 @@ mod tests {
 
     fn t(html: &str, url: &str) -> Option<String> {
         title(&Doc::parse(html), &Url::parse(url).unwrap()).map(|t| t.line)
+    }
+
+    #[test]
+    fn a_repeat_is_its_words_in_any_case() {
+        let want = words("Ο ΧΡΟΝΟΣ του Κόσμου");
+        assert!(says_words("ο χρονος ΤΟΥ κόσμου", &want));
+        assert!(says_words("  Ο ΧΡΟΝΟΣ — του Κόσμου! ", &want));
+        assert!(!says_words("Ο ΧΡΟΝΟΣ του Κόσμου τώρα", &want));
+        assert!(!says_words("Ο ΧΡΟΝΟΣ του", &want));
+        assert_eq!(
+            plain_line("## [Title](https://a.example/t) *now*"),
+            " [Title *now*"
+        );
     }
 
     #[test]
