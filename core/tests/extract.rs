@@ -683,3 +683,41 @@ fn markdown_and_text_choose_the_same_content() {
         );
     }
 }
+
+/// Link targets show other scripts' letters as themselves, as an address
+/// bar does; what means something in a URL or could mislead stays
+/// encoded, and the shown form parses back to the same URL.
+#[test]
+fn link_targets_show_letters_not_percent_codes() {
+    let cases = [
+        ("/wiki/M%C3%BCnchen", "https://a.example/wiki/München"),
+        (
+            "/wiki/m%C3%BCnchen?q=%E6%9D%B1%E4%BA%AC#%D0%AF",
+            "https://a.example/wiki/münchen?q=東京#Я",
+        ),
+        // Spaces, reserved ASCII, a non-breaking space, an en dash, a
+        // right-to-left override, a zero-width space, a lone byte.
+        (
+            "/a%20b%2Fc%C2%A0d%E2%80%93e%E2%80%AEf%E2%80%8Bg%C3h%Z1",
+            "https://a.example/a%20b%2Fc%C2%A0d%E2%80%93e%E2%80%AEf%E2%80%8Bg%C3h%Z1",
+        ),
+        // The host is never decoded.
+        (
+            "https://xn--mnchen-3ya.example/%C3%BC",
+            "https://xn--mnchen-3ya.example/ü",
+        ),
+        ("mailto:j%C3%BCrgen@a.example", "mailto:jürgen@a.example"),
+    ];
+    for (href, shown) in cases {
+        let got = md(&format!("<p><a href='{href}'>x</a></p>"), true);
+        assert_eq!(got, format!("[x]({shown})"), "{href}");
+        let original = base().join(href).unwrap();
+        assert_eq!(base().join(shown).unwrap(), original, "{href}");
+    }
+    // Lower-case hex is read as well (it parses back upper-cased, the
+    // same URL to every server).
+    assert_eq!(
+        md("<p><a href='/m%c3%bcnchen'>x</a></p>", true),
+        "[x](https://a.example/münchen)"
+    );
+}

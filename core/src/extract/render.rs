@@ -636,9 +636,10 @@ pub(super) fn without_tracking(mut u: Url) -> Url {
 }
 
 /// Where a link or image points, as shown: absolute, without tracking
-/// parameters; `None` (the text alone is shown) for what a reader cannot
-/// follow or need not: `javascript:` and other schemes, a fragment of
-/// this same page, a target far longer than what was written.
+/// parameters, its letters readable ([`readable`]); `None` (the text
+/// alone is shown) for what a reader cannot follow or need not:
+/// `javascript:` and other schemes, a fragment of this same page, a
+/// target far longer than what was written.
 fn link_target(base: &Url, href: &str) -> Option<String> {
     let href = href.trim();
     if href.starts_with('#') {
@@ -655,7 +656,75 @@ fn link_target(base: &Url, href: &str) -> Option<String> {
     {
         return None;
     }
-    Some(without_tracking(u).to_string())
+    Some(readable(without_tracking(u).to_string()))
+}
+
+/// `url` with the letters and digits of other scripts that its path,
+/// query and fragment percent-encode shown as themselves, as a browser's
+/// address bar shows them: `/wiki/München`, not `/wiki/M%C3%BCnchen`
+/// (nine tokens of hex for one word of Japanese). Parsing the shown form
+/// gives the same URL back, so a model can fetch what it reads. Only
+/// letters and digits are decoded: ASCII (`%20`, `%2F`, `%3F`, which
+/// mean something in a URL or in markdown), spaces, punctuation,
+/// invisible and direction-changing characters, and bytes that are not
+/// UTF-8 stay encoded; the host is never touched (a look-alike domain
+/// stays `xn--`).
+fn readable(url: String) -> String {
+    let Some(first) = url.find('%') else {
+        return url;
+    };
+    // Before the path: the scheme, the host and its port.
+    let path = url
+        .find("://")
+        .and_then(|s| url[s + 3..].find('/').map(|p| s + 3 + p))
+        .unwrap_or(0);
+    if first < path {
+        return url;
+    }
+    let src = url.as_bytes();
+    let mut out = String::with_capacity(url.len());
+    let mut i = 0;
+    let mut bytes = Vec::new();
+    while i < src.len() {
+        // A run of `%XX` triplets, decoded.
+        let start = i;
+        bytes.clear();
+        while i + 2 < src.len() && src[i] == b'%' {
+            match (hex(src[i + 1]), hex(src[i + 2])) {
+                (Some(h), Some(l)) => bytes.push(h << 4 | l),
+                _ => break,
+            }
+            i += 3;
+        }
+        if bytes.is_empty() {
+            let next = url[i + 1..].find('%').map_or(url.len(), |n| i + 1 + n);
+            out.push_str(&url[i..next]);
+            i = next;
+            continue;
+        }
+        // Each decoded byte stands for three characters of the run.
+        let mut at = start;
+        for chunk in bytes.utf8_chunks() {
+            for c in chunk.valid().chars() {
+                let len = 3 * c.len_utf8();
+                if !c.is_ascii() && c.is_alphanumeric() {
+                    out.push(c);
+                } else {
+                    out.push_str(&url[at..at + len]);
+                }
+                at += len;
+            }
+            let len = 3 * chunk.invalid().len();
+            out.push_str(&url[at..at + len]);
+            at += len;
+        }
+    }
+    out
+}
+
+/// The value of a hexadecimal digit.
+fn hex(b: u8) -> Option<u8> {
+    (b as char).to_digit(16).map(|d| d as u8)
 }
 
 /// Which nodes to leave out (with everything below them).
