@@ -721,3 +721,44 @@ fn link_targets_show_letters_not_percent_codes() {
         "[x](https://a.example/münchen)"
     );
 }
+
+/// Upper-cases every `%xx` escape: two URLs that differ only there name
+/// the same resource.
+fn escapes_upper(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut left = 0;
+    for c in s.chars() {
+        if c == '%' {
+            left = 2;
+            out.push(c);
+        } else if left > 0 {
+            left -= 1;
+            out.extend(c.to_uppercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Whatever a link's `href` holds (escapes whole or broken, letters of
+    /// any script, reserved characters), the target shown parses back to
+    /// the URL the page linked (tracking parameters aside: none here).
+    #[test]
+    fn a_shown_target_is_the_linked_url(
+        href in proptest::string::string_regex(
+            "(/|https://b\\.example/|mailto:)([a-zA-Z0-9/?#=&.~-]|%[0-9a-fA-F]{2}|%[0-9a-fA-FzZ]{0,2}|[üЯ東\u{202e}\u{200b}\u{a0} ])*"
+        ).unwrap()
+    ) {
+        let escaped = href.replace('&', "&amp;").replace('"', "&quot;");
+        let shown = md(&format!("<p><a href=\"{escaped}\">x</a></p>"), true);
+        if let Some(target) = shown.strip_prefix("[x](").and_then(|t| t.strip_suffix(')')) {
+            let linked = base().join(href.trim()).unwrap();
+            let back = base().join(target).unwrap();
+            prop_assert_eq!(escapes_upper(back.as_str()), escapes_upper(linked.as_str()));
+        }
+    }
+}
