@@ -211,14 +211,62 @@ impl Site {
             return one_line(parts[0]);
         }
         if kept.len() < parts.len() {
-            return one_line(&kept.join(" - "));
+            return one_line(&span(title, &kept));
         }
         // No segment is the site by name: the last, when short, usually is.
         let last = kept[kept.len() - 1];
-        if words(last).len() <= 4 && words(&kept[..kept.len() - 1].join(" ")).len() >= 2 {
-            return one_line(&kept[..kept.len() - 1].join(" - "));
+        let rest = &kept[..kept.len() - 1];
+        if words(last).len() <= 4 && rest.iter().map(|p| words(p).len()).sum::<usize>() >= 2 {
+            return one_line(&span(title, rest));
         }
         one_line(title)
+    }
+}
+
+/// The segments `kept` of `title` as the page wrote them: from the first
+/// to the last with the page's own separators between, when they are
+/// one run ("Online Math Tutors | State Certified", not "Online Math
+/// Tutors - State Certified"); else joined with ` - `.
+fn span(title: &str, kept: &[&str]) -> String {
+    let at = |s: &str| s.as_ptr() as usize - title.as_ptr() as usize;
+    let (Some(first), Some(last)) = (kept.first(), kept.last()) else {
+        return String::new();
+    };
+    let whole = &title[at(first)..at(last) + last.len()];
+    if segments(whole).len() == kept.len() {
+        whole.to_string()
+    } else {
+        kept.join(" - ")
+    }
+}
+
+/// `line` without a separator left at either end (`/ Creative Agency
+/// Portfolio`, `| Nuts & Volts Magazine` when a template left the
+/// headline before it empty); a mark that starts a word stays
+/// (`/r/rust`, `-40 degrees`).
+fn tidy(line: String) -> String {
+    const SEPARATORS: &[char] = &['|', '·', '•', '»', '«', '-', '–', '—', ':', '/'];
+    let mut t = line.as_str();
+    loop {
+        let before = t;
+        if let Some(rest) = t.strip_prefix(SEPARATORS) {
+            if rest.starts_with(char::is_whitespace) || rest.is_empty() {
+                t = rest.trim_start();
+            }
+        }
+        if let Some(rest) = t.strip_suffix(SEPARATORS) {
+            if rest.ends_with(char::is_whitespace) || rest.is_empty() {
+                t = rest.trim_end();
+            }
+        }
+        if t.len() == before.len() {
+            break;
+        }
+    }
+    if t.len() == line.len() {
+        line
+    } else {
+        t.to_string()
     }
 }
 
@@ -310,6 +358,13 @@ impl Title {
 /// The page's title line (see the module header); `None` when the page
 /// says nothing of its title.
 pub fn title(doc: &Doc, base: &Url) -> Option<Title> {
+    let t = titled(doc, base)?;
+    let line = tidy(t.line);
+    (!words(&line).is_empty()).then_some(Title { line, ..t })
+}
+
+/// [`title`] before its line is tidied.
+fn titled(doc: &Doc, base: &Url) -> Option<Title> {
     let chosen = chosen(doc, base)?;
     // On the site's home page the site is the page's subject: its name
     // is not a suffix to drop. The `<title>` whole is the line when the
@@ -535,6 +590,50 @@ mod tests {
 
     fn t(html: &str, url: &str) -> Option<String> {
         title(&Doc::parse(html), &Url::parse(url).unwrap()).map(|t| t.line)
+    }
+
+    /// The title line keeps the page's own separators between the
+    /// segments it keeps, and loses one left at either end.
+    #[test]
+    fn a_title_line_reads_as_the_page_wrote_it() {
+        let at = "https://www.example.com/tutoring/math";
+        assert_eq!(
+            t(
+                "<title>Online Math Tutors | State Certified | Example</title>",
+                at
+            )
+            .as_deref(),
+            Some("Online Math Tutors | State Certified")
+        );
+        assert_eq!(
+            t(
+                "<title>Online Math Tutors | State Certified | K12 Tutoring</title>",
+                at
+            )
+            .as_deref(),
+            Some("Online Math Tutors | State Certified")
+        );
+        assert_eq!(
+            t("<title>Example | Math | Example</title><p>x</p>", at).as_deref(),
+            Some("Math")
+        );
+        assert_eq!(
+            t("<h1>/ Creative Agency Portfolio</h1><p>x</p>", at).as_deref(),
+            Some("Creative Agency Portfolio")
+        );
+        assert_eq!(
+            t("<title> | Nuts & Volts Magazine</title>", at).as_deref(),
+            Some("Nuts & Volts Magazine")
+        );
+        assert_eq!(
+            t("<title>/r/rust -</title>", at).as_deref(),
+            Some("/r/rust")
+        );
+        assert_eq!(
+            t("<title>-40 degrees</title>", at).as_deref(),
+            Some("-40 degrees")
+        );
+        assert_eq!(t("<title> | </title>", at), None);
     }
 
     #[test]
