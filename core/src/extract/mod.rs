@@ -15,6 +15,7 @@ mod dom;
 mod features;
 mod guard;
 mod lexicon;
+mod links;
 mod model;
 mod model_data;
 mod parse;
@@ -43,7 +44,8 @@ use work::Work;
 use crate::messages::Extraction;
 
 use crate::policy::{Comments, Links};
-pub use render::{Style, TRACKING_PARAMETERS};
+pub use links::TRACKING_PARAMETERS;
+pub use render::Style;
 
 /// An article shorter than this (bytes, after trimming) is not trusted:
 /// the whole document is rendered instead.

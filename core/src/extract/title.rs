@@ -80,6 +80,7 @@
 use url::Url;
 
 use super::dom::{Doc, Id};
+use super::links;
 use super::render::{self, Style};
 use super::work::Work;
 
@@ -372,7 +373,7 @@ fn titled(doc: &Doc, base: &Url) -> Option<Title> {
     // Therapy With A Licensed Therapist", not its second half).
     // (A shop's home page reached from a search result carries
     // `?srsltid=…`: tracking parameters do not make it another page.)
-    let page = render::without_tracking(base.clone());
+    let page = links::without_tracking(base.clone());
     let home = page.path() == "/" && page.query().is_none();
     let whole = one_line(&doc.title);
     if !home || whole.is_empty() || whole.chars().count() > TITLE_LINE {
