@@ -441,10 +441,19 @@ impl Sdk {
 
 /// A `webgate mcp --http 127.0.0.1:0 ARGS` server: its URL (from the line
 /// it prints) and what it prints after, collected until it is killed.
+/// Dropped (a test that fails before it stops the server), it is killed
+/// all the same: no server outlives its test.
 struct HttpServer {
     child: std::process::Child,
     url: String,
-    stderr: std::thread::JoinHandle<String>,
+    stderr: Option<std::thread::JoinHandle<String>>,
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 impl HttpServer {
@@ -480,7 +489,7 @@ impl HttpServer {
         HttpServer {
             child,
             url: url.unwrap(),
-            stderr,
+            stderr: Some(stderr),
         }
     }
 
@@ -488,11 +497,17 @@ impl HttpServer {
     fn stop(mut self) -> String {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        self.stderr.join().unwrap()
+        self.stderr
+            .take()
+            .map(|s| s.join().unwrap())
+            .unwrap_or_default()
     }
 }
 
 fn sdk_session(sdk: Sdk, http: bool) {
+    // The client first: without its SDK the test fails before any
+    // server starts.
+    let mut client = sdk.command();
     let ca = TestCa::new();
     let page_text = "A page read by the Python client.";
     let server = LoopbackServer::start(
@@ -566,8 +581,7 @@ fn sdk_session(sdk: Sdk, http: bool) {
         });
         (spec, None)
     };
-    let out = sdk
-        .command()
+    let out = client
         .arg(spec.to_string())
         .output()
         .unwrap_or_else(|e| panic!("{tag}: {e}"));
