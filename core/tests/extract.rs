@@ -673,14 +673,19 @@ fn markdown_and_text_choose_the_same_content() {
             continue;
         }
         let html = std::fs::read_to_string(&path).unwrap();
-        let (text, _) = render_as(&html, &base(), false, Style::Plain);
-        let (md, _) = render_as(&html, &base(), false, Style::Markdown);
-        assert_eq!(
-            words_without_targets(&md),
-            words_without_targets(&text),
-            "{}",
-            path.display()
-        );
+        for comments in [Comments::Drop, Comments::Keep] {
+            let as_style = |style| {
+                let mut o = Options::new(false, style);
+                o.comments = comments;
+                extract(&html, &base(), &o).text
+            };
+            assert_eq!(
+                words_without_targets(&as_style(Style::Markdown)),
+                words_without_targets(&as_style(Style::Plain)),
+                "{} {comments:?}",
+                path.display()
+            );
+        }
     }
 }
 

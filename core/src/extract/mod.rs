@@ -143,6 +143,14 @@ pub fn extract(html: &str, base: &Url, options: &Options) -> Page {
     extract_metered(html, base, options, &work)
 }
 
+/// The heading kept comments come under, after the page's text.
+fn comments_heading(style: Style) -> &'static str {
+    match style {
+        Style::Markdown => "## Comments",
+        Style::Plain => "Comments",
+    }
+}
+
 /// [`extract`] on a meter the caller reads afterwards.
 fn extract_metered(html: &str, base: &Url, options: &Options, work: &Work) -> Page {
     let (raw, style) = (options.raw, options.style);
@@ -223,13 +231,19 @@ fn extract_metered(html: &str, base: &Url, options: &Options, work: &Work) -> Pa
                 links: options.links,
                 body_images: false,
             };
+            // The parts joined as the text joins them: kept comments
+            // after their heading (`Comments` between blank lines).
             let len: usize = parts
                 .iter()
-                .map(|(roots, drops)| {
-                    render::render(&doc, roots, base, plain, *drops, work)
+                .enumerate()
+                .map(|(i, (roots, drops))| {
+                    let n = render::render(&doc, roots, base, plain, *drops, work)
                         .text
-                        .trim()
-                        .len()
+                        .len();
+                    match (i, n) {
+                        (0, _) | (_, 0) => n,
+                        _ => n + comments_heading(Style::Plain).len() + 4,
+                    }
                 })
                 .sum();
             len >= MIN_ARTICLE_BYTES
@@ -279,10 +293,7 @@ fn extract_metered(html: &str, base: &Url, options: &Options, work: &Work) -> Pa
             let c = render_more(&shown, None, true, std::mem::take(&mut r.refs));
             r.refs = c.refs;
             if !c.text.is_empty() {
-                let heading = match style {
-                    Style::Markdown => "## Comments",
-                    Style::Plain => "Comments",
-                };
+                let heading = comments_heading(style);
                 r.text = format!("{}\n\n{heading}\n\n{}", r.text, c.text);
                 r.truncated |= c.truncated;
                 r.targets += c.targets;
