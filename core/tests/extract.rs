@@ -666,6 +666,30 @@ fn markdown_and_text_choose_the_same_content() {
     assert_eq!(how_text, how_md, "{text}\n---\n{md}");
     assert!(md.contains("fallback keeps"), "{md}");
     assert_eq!(words_without_targets(&md), words_without_targets(&text));
+    // Kept comments count as the text joins them, after their heading:
+    // an article of 68 bytes with 23 of comments is long enough in text
+    // (103 bytes with the heading) and so in markdown.
+    let html =
+        "<html><head><title>Bridge reopens</title><meta property='og:type' content='article'>\
+        <script type='application/ld+json'>{\"@type\":\"NewsArticle\"}</script></head><body>\
+        <nav><a href='/a'>Home</a> <a href='/b'>News</a></nav><article><h1>Bridge reopens</h1>\
+        <p>The council voted to reopen the bridge on Monday after the r \
+        <a href='/council/a/long/path/to/the/council/page'>council</a></p></article>\
+        <section id='comments'><h2>3 Comments</h2><ol class='commentlist'>\
+        <li class='comment'><p>Great news.</p></li></ol></section>\
+        <footer>Footer text of the site here, with more words.</footer></body></html>";
+    let kept = |style| {
+        let mut o = Options::new(false, style);
+        o.comments = Comments::Keep;
+        extract(html, &base(), &o)
+    };
+    let (text, md) = (kept(Style::Plain), kept(Style::Markdown));
+    assert_eq!(text.extraction, Extraction::Readability, "{}", text.text);
+    assert_eq!(md.extraction, Extraction::Readability, "{}", md.text);
+    assert_eq!(
+        words_without_targets(&md.text),
+        words_without_targets(&text.text)
+    );
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("vectors/rendering");
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
