@@ -107,7 +107,7 @@ pub fn drop_repeated(text: String, markdown: bool, work: &Work) -> String {
 /// with each run of whitespace folded to one space and none at either
 /// end; in `markdown`, without what plain text does not show (see
 /// [`plain_part`]).
-fn fold_into(para: &str, markdown: bool, out: &mut String) {
+pub(super) fn fold_into(para: &str, markdown: bool, out: &mut String) {
     out.clear();
     // Whether whitespace came since the last word.
     let mut space = false;
