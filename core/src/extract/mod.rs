@@ -165,6 +165,13 @@ fn extract_metered(html: &str, base: &Url, options: &Options, work: &Work) -> Pa
                 out.push_str("# ");
             }
             out.push_str(&t.line);
+            if let Some(h) = title::headline(&rest, t) {
+                out.push_str("\n\n");
+                if style == Style::Markdown {
+                    out.push_str("## ");
+                }
+                out.push_str(h);
+            }
             if !rest.is_empty() {
                 out.push_str("\n\n");
                 out.push_str(&rest);
