@@ -471,13 +471,16 @@ fn unit_features(
     let text = &u.head;
     // One pass for the character counts. The head is its words joined
     // by single spaces, so its spaces count its words.
-    let (mut chars, mut digits, mut upper, mut spaces) = (0usize, 0.0, 0.0, 0usize);
+    // (Counted as integers: a sum of floats waits on the previous add
+    // at every character; the counts are exact either way.)
+    let (mut chars, mut digits, mut upper, mut spaces) = (0usize, 0usize, 0usize, 0usize);
     for c in text.chars() {
         chars += 1;
-        digits += flag(c.is_ascii_digit());
-        upper += flag(c.is_uppercase());
+        digits += usize::from(c.is_ascii_digit());
+        upper += usize::from(c.is_uppercase());
         spaces += usize::from(c == ' ');
     }
+    let (digits, upper) = (digits as f64, upper as f64);
     let head_words = if text.is_empty() { 0 } else { spaces + 1 };
     let chars = chars.max(1) as f64;
     // Furniture and dates are short: longer units are read for their
