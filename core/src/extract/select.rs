@@ -289,7 +289,7 @@ fn holds_replies(doc: &Doc, id: Id, need: usize) -> bool {
 }
 
 /// The distinct looks of an element's child elements, sorted.
-fn child_looks(doc: &Doc, id: Id) -> Vec<(&str, &str)> {
+fn child_looks(doc: &Doc, id: Id) -> Vec<features::Look<'_>> {
     let mut looks: Vec<_> = doc
         .children(id)
         .filter(|&c| doc.nodes[c].tag().is_some())
@@ -301,7 +301,7 @@ fn child_looks(doc: &Doc, id: Id) -> Vec<(&str, &str)> {
 }
 
 /// Whether two sorted sets of looks share half their union or more.
-fn mostly_shared(a: &[(&str, &str)], b: &[(&str, &str)]) -> bool {
+fn mostly_shared(a: &[features::Look<'_>], b: &[features::Look<'_>]) -> bool {
     let (mut i, mut j, mut both) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {

@@ -107,7 +107,7 @@ pub fn candidates(doc: &Doc, f: &Figures) -> Vec<(Id, [f64; CandidateRow::LEN])>
         ids.sort_unstable();
     }
     // Siblings that look alike, counted once per parent.
-    let mut by_parent: HashMap<Id, HashMap<(&str, &str), u32>> = HashMap::new();
+    let mut by_parent: HashMap<Id, HashMap<super::Look<'_>, u32>> = HashMap::new();
     let mut out = Vec::with_capacity(ids.len());
     for id in ids {
         let nd = &doc.nodes[id];

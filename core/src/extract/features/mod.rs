@@ -32,7 +32,9 @@
 
 use std::collections::HashMap;
 
-use super::dom::{Doc, Id};
+use html5ever::LocalName;
+
+use super::dom::{Doc, Id, Kind};
 
 /// One declaration of a model's row: each feature a named `f64` field, so
 /// that the names the trainer reads (`NAMES`, in field order) and the
@@ -78,15 +80,23 @@ pub use page::{declares_article, declares_discussion, page, unit_context, PAGE_F
 pub use unit::UnitRow;
 pub use unit::{text_units, units, UNIT_FEATURES};
 
-/// An element's look, for counting repeats: tag and class.
-pub(super) fn look(doc: &Doc, id: Id) -> (&str, &str) {
+/// An element's look, for counting repeats: tag and class. (The tag as
+/// its interned name: two looks compare their tags as one number.)
+pub(super) fn look(doc: &Doc, id: Id) -> Look<'_> {
     let n = &doc.nodes[id];
-    (n.tag().unwrap_or(""), n.attr("class").unwrap_or(""))
+    let tag = match &n.kind {
+        Kind::Element(name) => Some(name),
+        _ => None,
+    };
+    (tag, n.attr("class").unwrap_or(""))
 }
+
+/// What [`look`] gives: tag (none for text) and class.
+pub(super) type Look<'d> = (Option<&'d LocalName>, &'d str);
 
 /// The most children of `id` that share one look (tiles, posts).
 fn most_repeated_child(doc: &Doc, f: &Figures, id: Id) -> u32 {
-    let mut counts: HashMap<(&str, &str), u32> = HashMap::new();
+    let mut counts: HashMap<Look<'_>, u32> = HashMap::new();
     for c in doc.children(id) {
         if doc.nodes[c].tag().is_some() && f.good[c] + doc.nodes[c].text_len as u32 > 0 {
             *counts.entry(look(doc, c)).or_insert(0) += 1;

@@ -474,11 +474,22 @@ fn unit_features(
     // (Counted as integers: a sum of floats waits on the previous add
     // at every character; the counts are exact either way.)
     let (mut chars, mut digits, mut upper, mut spaces) = (0usize, 0usize, 0usize, 0usize);
-    for c in text.chars() {
-        chars += 1;
-        digits += usize::from(c.is_ascii_digit());
-        upper += usize::from(c.is_uppercase());
-        spaces += usize::from(c == ' ');
+    if text.is_ascii() {
+        // (Most heads: a byte is a character, and the same counts come
+        // without decoding.)
+        for &b in text.as_bytes() {
+            digits += usize::from(b.is_ascii_digit());
+            upper += usize::from(b.is_ascii_uppercase());
+            spaces += usize::from(b == b' ');
+        }
+        chars = text.len();
+    } else {
+        for c in text.chars() {
+            chars += 1;
+            digits += usize::from(c.is_ascii_digit());
+            upper += usize::from(c.is_uppercase());
+            spaces += usize::from(c == ' ');
+        }
     }
     let (digits, upper) = (digits as f64, upper as f64);
     let head_words = if text.is_empty() { 0 } else { spaces + 1 };
@@ -492,9 +503,9 @@ fn unit_features(
         let have = byte_set(low.as_bytes());
         LEXICON
             .iter()
-            .filter(|w| {
-                let need = byte_set(w.as_bytes());
-                need.iter().zip(&have).all(|(n, h)| n & !h == 0) && low.contains(*w)
+            .zip(&LEXICON_BYTES)
+            .filter(|(w, need)| {
+                need.iter().zip(&have).all(|(n, h)| n & !h == 0) && low.contains(**w)
             })
             .count()
     } else {
@@ -603,13 +614,28 @@ fn unit_features(
 }
 
 /// The bytes that occur in `text`, as a set of 256 bits.
-fn byte_set(text: &[u8]) -> [u64; 4] {
+const fn byte_set(text: &[u8]) -> [u64; 4] {
     let mut set = [0u64; 4];
-    for &b in text {
-        set[usize::from(b >> 6)] |= 1 << (b & 63);
+    let mut i = 0;
+    while i < text.len() {
+        let b = text[i];
+        set[(b >> 6) as usize] |= 1 << (b & 63);
+        i += 1;
     }
     set
 }
+
+/// The [`byte_set`] of each phrase of [`LEXICON`], made once when the
+/// crate is compiled.
+const LEXICON_BYTES: [[u64; 4]; LEXICON.len()] = {
+    let mut sets = [[0u64; 4]; LEXICON.len()];
+    let mut i = 0;
+    while i < LEXICON.len() {
+        sets[i] = byte_set(LEXICON[i].as_bytes());
+        i += 1;
+    }
+    sets
+};
 
 #[cfg(test)]
 mod tests {
