@@ -127,7 +127,7 @@ impl<'a> Pruner<'a> {
             return None;
         }
         self.fold_budget.set(self.fold_budget.get() - (end - id));
-        let mut out = String::new();
+        let mut out = String::with_capacity(doc.nodes[id].text_len);
         for t in visible_texts(doc, id) {
             for w in t.split_whitespace() {
                 if !out.is_empty() {
@@ -135,6 +135,11 @@ impl<'a> Pruner<'a> {
                 }
                 out.push_str(w);
             }
+        }
+        // Most such text is ASCII: folded in place, not copied.
+        if out.is_ascii() {
+            out.make_ascii_lowercase();
+            return Some(out);
         }
         Some(out.to_lowercase())
     }
