@@ -165,6 +165,9 @@ fn rendering_rules() {
         ("<p><span>Size</span><!-- --><span>XL</span> <span>12</span><span>.99</span></p>", "Size XL 12.99"),
         ("<h2><span>H</span><span>i</span></h2><p><b>W</b>ord</p>", "## Hi\n\n**W**ord"),
         ("<pre><span>ab</span><span>cd</span></pre>", "```\nabcd\n```"),
+        // Code right after code is two spans, set apart (run together,
+        // the two backticks between them open a longer code span).
+        ("<p>Press <kbd>Ctrl</kbd>+<kbd>F</kbd><kbd>TAB</kbd>: <code>U+00DF</code><code>0x C3 9F</code></p>", "Press `Ctrl`+`F` `TAB`: `U+00DF` `0x C3 9F`"),
         // The same emphasis right after itself is one run.
         ("<p><b>F</b><b>O</b> and <b>a</b> <b>b</b> and <i>x</i><i>y</i></p>", "**FO** and **a** **b** and *xy*"),
         // Space and breaks at an inline element's edges are the
@@ -180,6 +183,17 @@ fn rendering_rules() {
     for (html, want) in cases {
         assert_eq!(md(html, true), *want, "{html}");
     }
+    // Plain text sets code after code apart too.
+    assert_eq!(
+        render_as(
+            "<p><kbd>F</kbd><kbd>TAB</kbd> <code>U+00DF</code><code>0x C3 9F</code></p>",
+            &base(),
+            true,
+            Style::Plain
+        )
+        .0,
+        "F TAB U+00DF 0x C3 9F"
+    );
 }
 
 /// The host's link setting: inline (the default; a target already shown

@@ -1257,6 +1257,13 @@ fn fold(kind: FrameKind, buf: Buf, parent: &mut Buf, md: bool, m: &mut Meter) {
             edge(parent, lead, lead_brk);
             let touching =
                 parent.closed == Some((mark, parent.out.len())) && parent.brk == 0 && !parent.space;
+            if mark == "`" && touching {
+                // Code right after code (`<kbd>F</kbd><kbd>TAB</kbd>`):
+                // two spans, set apart, in either style; run together,
+                // markdown reads the two backticks between them as one
+                // longer fence (CommonMark) and the spans as one garbled.
+                parent.space = true;
+            }
             if md && mark != "`" && touching && !text.contains('\n') {
                 // The same emphasis right after itself: one run.
                 parent.out.truncate(parent.out.len() - mark.len());
@@ -1283,6 +1290,9 @@ fn fold(kind: FrameKind, buf: Buf, parent: &mut Buf, md: bool, m: &mut Meter) {
                 parent.closed = Some((mark, parent.out.len()));
             } else {
                 parent.raw(text, 0, m);
+                if mark == "`" {
+                    parent.closed = Some((mark, parent.out.len()));
+                }
             }
             edge(parent, trail, trail_brk);
         }
@@ -1488,11 +1498,13 @@ const EDGE_NODES: usize = 8;
 /// split across elements for styling has a one-letter piece (a drop cap,
 /// letters animated one by one) or punctuation at the seam (`12`, `.99`).
 /// So: both inline, both at least two characters, a letter or digit on
-/// each side of the seam. Each side is read for at most a few nodes.
+/// each side of the seam. Code and keys count (`<kbd>Esc</kbd><kbd>
+/// SPACE</kbd>` are two keys); `var`, `sub` and `sup` do not (`x<sup>2
+/// </sup>` is one term). Each side is read for at most a few nodes.
 fn apart(doc: &Doc, prev: Id, next: Id) -> bool {
     let inline = |id: Id| {
         let tag = doc.nodes[id].tag().unwrap_or("");
-        !is_block(tag) && !matches!(tag, "code" | "kbd" | "samp" | "var" | "sub" | "sup")
+        !is_block(tag) && !matches!(tag, "var" | "sub" | "sup")
     };
     if !inline(prev) || !inline(next) || doc.end(prev) > next {
         return false;
