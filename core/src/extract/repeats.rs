@@ -246,15 +246,20 @@ pub(super) fn fold_into(para: &str, markdown: bool, out: &mut String) {
     }
 }
 
-/// The text of `md` up to its first piece of link markup, and what
-/// follows that markup: a link's `[` and `]`, its `(target)` (with the
-/// parentheses a URL may hold balanced), an image `![alt](src)` whole.
-/// The renderer writes these; a literal `[` in the text goes too, on
-/// both copies alike.
+/// The text of `md` up to its first piece of markup, and what follows
+/// that markup: a link's `[` and `]`, its `(target)` (with the
+/// parentheses a URL may hold balanced), an image `![alt](src)` whole,
+/// an emphasis mark `*` and a code span's backtick (a copy in bold, or
+/// in a quotation that sets its words in code, says the same words).
+/// The renderer writes these; a literal `[` or `*` in the text goes
+/// too, on both copies alike.
 fn plain_part(md: &str) -> (&str, &str) {
-    let Some(i) = md.find(['[', ']']) else {
+    let Some(i) = md.find(['[', ']', '*', '`']) else {
         return (md, "");
     };
+    if matches!(md.as_bytes()[i], b'*' | b'`') {
+        return (&md[..i], &md[i + 1..]);
+    }
     let rest = &md[i..];
     if md[..i].ends_with('!') {
         // An image: up to the end of its target.
@@ -354,6 +359,11 @@ mod tests {
             out
         };
         assert_eq!(folded("a [b](u (v)) c![i](s)d ]e"), "a b cd e");
+        assert_eq!(folded("**For me**, a *b* `c()` d**e**"), "For me, a b c() de");
+        // A copy set in bold is the same paragraph.
+        let bold = format!("**{}**", a.trim());
+        let text = format!("{a}\n\n{bold}");
+        assert_eq!(drop_repeated(text, true, &Work::unbounded()), a);
         // Plain text keeps its brackets.
         let text = format!("[{a}]\n\n{a}");
         assert_eq!(drop_repeated(text.clone(), false, &Work::unbounded()), text);
