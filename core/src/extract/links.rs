@@ -23,7 +23,10 @@ const TARGET_GROWTH: usize = 512;
 /// impact.com), Google's shopping `srsltid`, Instagram's share id,
 /// affiliate and placement tags (Amazon's `pf_rd_*`, `pd_rd_*`, `ref_`,
 /// `linkCode`, `linkId`, `ascsubtag`; eBay's `itmprp`, `itmmeta`;
-/// Alibaba's `spm`), Yahoo's consent redirect and Branch's match id.
+/// Alibaba's `spm`; Amazon's search `crid` and `sprefix`; Skimlinks'
+/// `xcust`), Steam's navigation trail `snr`, X's embed source
+/// (`ref_src`, `ref_url`), a `trackingId` by its name, Yahoo's consent
+/// redirect and Branch's match id.
 /// Only names that mean nothing else: `tag`, `ref`, `sr` or `qid` can
 /// be a page's own parameters (a blog's tag, a repository's branch)
 /// and stay.
@@ -82,6 +85,13 @@ pub const TRACKING_PARAMETERS: &[&str] = &[
     "guce_referrer",
     "guce_referrer_sig",
     "_branch_match_id",
+    "crid",
+    "sprefix",
+    "xcust",
+    "snr",
+    "ref_src",
+    "ref_url",
+    "trackingid",
 ];
 
 /// Whether a query parameter named `key` (as written) is a tracking
