@@ -354,6 +354,19 @@ pub fn families() -> Vec<Family> {
             },
         },
         Family {
+            name: "a long paragraph quoted in every reply",
+            page: |n| {
+                let long = "A post quoted whole by every reply after it, long enough to count as a repeat. "
+                    .repeat(4);
+                fill(
+                    &format!("<body><p>{long}</p>"),
+                    &format!("<blockquote><p>Said:</p><p>{long}</p></blockquote><p>Reply.</p>"),
+                    "",
+                    n,
+                )
+            },
+        },
+        Family {
             name: "lines of a list item inside quotes",
             page: |n| {
                 fill(
