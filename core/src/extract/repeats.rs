@@ -359,7 +359,10 @@ mod tests {
             out
         };
         assert_eq!(folded("a [b](u (v)) c![i](s)d ]e"), "a b cd e");
-        assert_eq!(folded("**For me**, a *b* `c()` d**e**"), "For me, a b c() de");
+        assert_eq!(
+            folded("**For me**, a *b* `c()` d**e**"),
+            "For me, a b c() de"
+        );
         // A copy set in bold is the same paragraph.
         let bold = format!("**{}**", a.trim());
         let text = format!("{a}\n\n{bold}");

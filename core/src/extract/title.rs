@@ -94,8 +94,8 @@
 //! under a headline that says nearly the same would be the title twice.
 //! Tried and not kept: a heading that is the first segment of the
 //! `<title>` shown with the segments after it ("Functions - JavaScript",
-//! "Sudo - ArchWiki") showed 6 more titles, but carried a site's name or
-//! a forum's category into 92 lines ("… - Help", "| by Brian Jenney").
+//! "Sudo - ArchWiki") showed 5 more titles, but carried a site's name or
+//! a forum's category into about 90 lines ("… - Help", "| by Brian Jenney").
 //!
 //! What decides is the page, never the words of its URL; the only uses
 //! of the URL are to recognise the site's name in a title segment and
