@@ -18,11 +18,12 @@
 //! asked of each guest, a meal plan's "Drink within 30 minutes" under
 //! every day, a spec table's labels), and there the repeat is the
 //! content. In markdown, fenced code is never a repeat: code repeats on
-//! purpose. A markdown quotation (`> ` lines) is read as the paragraphs
-//! it quotes, which plain text shows apart: a reply that quotes a post in
-//! full keeps its short lines ("Ann said:", "Hello,") and loses the long
-//! paragraph shown above it, with its mark line, in either style (WCXB
-//! dev: 19 pages, forum markdown 0.737 → 0.741; text unchanged).
+//! purpose, quoted or not. A markdown quotation (`> ` lines) is read as
+//! the paragraphs it quotes, which plain text shows apart, each in place
+//! with its marks folded away: a reply that quotes a post in full keeps
+//! its short lines ("Ann said:", "Hello,") and loses the long paragraph
+//! shown above it, with its mark line, in either style (WCXB dev: 19
+//! pages, forum markdown 0.737 → 0.741; text unchanged).
 //!
 //! Measured on the WCXB development split (`bench/train/README.md`):
 //! in sample 0.8843 → 0.8850 (forum +0.005), held out 0.8637 → 0.8650
@@ -64,7 +65,7 @@ pub fn drop_repeated(text: String, markdown: bool, work: &Work) -> String {
         let fences = if markdown {
             para.lines()
                 .filter(|l| {
-                    let l = l.trim_start();
+                    let l = unquoted(l);
                     l.starts_with("```") || l.starts_with("~~~")
                 })
                 .count()
@@ -89,7 +90,7 @@ pub fn drop_repeated(text: String, markdown: bool, work: &Work) -> String {
             }
             continue;
         }
-        if shown.repeats(Cow::Borrowed(para)) {
+        if shown.repeats(para) {
             dropped_any = true;
             continue;
         }
@@ -108,9 +109,8 @@ struct Shown<'t> {
     hashes: RandomState,
     /// Hash of the words → indexes into `bodies`.
     by_hash: HashMap<u64, Vec<usize>>,
-    /// The long paragraphs shown, as written (a quotation's without its
-    /// marks).
-    bodies: Vec<Cow<'t, str>>,
+    /// The long paragraphs shown, as written.
+    bodies: Vec<&'t str>,
     /// Buffers reused for every paragraph: one pass over the text, then
     /// one hash of it.
     folded: String,
@@ -131,8 +131,8 @@ impl<'t> Shown<'t> {
 
     /// Whether `para` is long and repeats a long paragraph shown before;
     /// when it does not, it is shown from now on.
-    fn repeats(&mut self, para: Cow<'t, str>) -> bool {
-        fold_into(&para, self.markdown, &mut self.folded);
+    fn repeats(&mut self, para: &'t str) -> bool {
+        fold_into(para, self.markdown, &mut self.folded);
         if self.folded.len() < MIN_CHARS || self.folded.chars().count() < MIN_CHARS {
             return false;
         }
@@ -144,7 +144,7 @@ impl<'t> Shown<'t> {
         // again (once per match; a paragraph of the same hash is as long
         // as this one).
         for &k in same.iter() {
-            fold_into(&self.bodies[k], self.markdown, &mut self.earlier);
+            fold_into(self.bodies[k], self.markdown, &mut self.earlier);
             if self.earlier == self.folded {
                 return true;
             }
@@ -166,31 +166,34 @@ enum Quote {
 /// it quotes, which plain text shows apart: a paragraph that repeats one
 /// shown before goes, with the mark line before it (or after it, when
 /// it came first), as the same paragraph goes from plain text. A post
-/// quoted in full in a reply is the thread's own text again.
+/// quoted in full in a reply is the thread's own text again. The
+/// quoted paragraphs are read in place (their marks fold away, see
+/// [`fold_into`]): nothing is copied but what is kept of a quotation
+/// that loses a paragraph.
 fn without_quoted_repeats<'t>(para: &'t str, shown: &mut Shown<'t>) -> Quote {
-    // The text of a line after its marks (`  > > text` → `text`).
-    let inner = |l: &'t str| l.trim_start().trim_start_matches(['>', ' ', '\t']);
-    let lines: Vec<&str> = para.lines().collect();
-    // The quoted paragraphs: runs of lines with text, as line ranges.
+    // The quoted paragraphs: runs of lines with text, as byte ranges.
     let mut groups: Vec<(usize, usize)> = Vec::new();
-    let mut i = 0;
-    while i < lines.len() {
-        if inner(lines[i]).is_empty() {
-            i += 1;
-            continue;
+    let mut open: Option<usize> = None;
+    let mut at = 0;
+    for line in para.split('\n') {
+        let end = at + line.len();
+        match (unquoted(line).is_empty(), open) {
+            (false, None) => open = Some(at),
+            (true, Some(start)) => {
+                groups.push((start, at.saturating_sub(1)));
+                open = None;
+            }
+            _ => {}
         }
-        let start = i;
-        while i < lines.len() && !inner(lines[i]).is_empty() {
-            i += 1;
-        }
-        groups.push((start, i));
+        at = end + 1;
     }
-    let mut gone = vec![false; groups.len()];
-    for (g, &(a, b)) in groups.iter().enumerate() {
-        let body: Vec<&str> = lines[a..b].iter().map(|l| inner(l)).collect();
-        let body = body.join("\n");
-        gone[g] = body.len() >= MIN_CHARS && shown.repeats(Cow::Owned(body));
+    if let Some(start) = open {
+        groups.push((start, para.len()));
     }
+    let gone: Vec<bool> = groups
+        .iter()
+        .map(|&(a, b)| b - a >= MIN_CHARS && shown.repeats(&para[a..b]))
+        .collect();
     if !gone.contains(&true) {
         return Quote::Whole;
     }
@@ -199,18 +202,29 @@ fn without_quoted_repeats<'t>(para: &'t str, shown: &mut Shown<'t>) -> Quote {
     }
     // The paragraphs kept, each after the mark lines that led to it
     // (none before the first kept).
-    let mut out: Vec<&str> = Vec::new();
+    let mut out = String::new();
     let mut end = 0;
     for (g, &(a, b)) in groups.iter().enumerate() {
         if !gone[g] {
             if !out.is_empty() {
-                out.extend(&lines[end..a]);
+                out.push_str(&para[end..a]);
             }
-            out.extend(&lines[a..b]);
+            out.push_str(&para[a..b]);
         }
         end = b;
     }
-    Quote::Part(out.join("\n"))
+    Quote::Part(out)
+}
+
+/// A markdown line without the quotation marks it starts with (`  > >
+/// text` → `text`); a line without them as it is, less its indent.
+fn unquoted(line: &str) -> &str {
+    let l = line.trim_start();
+    if l.starts_with('>') {
+        l.trim_start_matches(['>', ' ', '\t'])
+    } else {
+        l
+    }
 }
 
 /// `para`'s words one space apart into `out` (cleared first): its text
@@ -221,7 +235,22 @@ pub(super) fn fold_into(para: &str, markdown: bool, out: &mut String) {
     out.clear();
     // Whether whitespace came since the last word.
     let mut space = false;
-    let mut rest = para;
+    if !markdown {
+        fold_run(para, false, &mut space, out);
+        return;
+    }
+    // Line by line, each without the quotation marks it starts with: a
+    // quoted paragraph says its words.
+    for (i, line) in para.split('\n').enumerate() {
+        space |= i > 0;
+        fold_run(unquoted(line), true, &mut space, out);
+    }
+}
+
+/// [`fold_into`]'s words of one run of text, after those in `out`;
+/// `space` says whether whitespace came since the last word, before and
+/// after.
+fn fold_run(mut rest: &str, markdown: bool, space: &mut bool, out: &mut String) {
     while !rest.is_empty() {
         let (text, next) = if markdown {
             plain_part(rest)
@@ -229,18 +258,18 @@ pub(super) fn fold_into(para: &str, markdown: bool, out: &mut String) {
             (rest, "")
         };
         // Markup glues the text on either side, as plain text has it.
-        space |= text.starts_with(char::is_whitespace);
+        *space |= text.starts_with(char::is_whitespace);
         let mut words = 0;
         for word in text.split_whitespace() {
-            if (space || words > 0) && !out.is_empty() {
+            if (*space || words > 0) && !out.is_empty() {
                 out.push(' ');
             }
             out.push_str(word);
             words += 1;
-            space = false;
+            *space = false;
         }
         if words > 0 {
-            space = text.ends_with(char::is_whitespace);
+            *space = text.ends_with(char::is_whitespace);
         }
         rest = next;
     }
@@ -414,5 +443,8 @@ mod tests {
             drop_repeated(text, true, &Work::unbounded()),
             format!("```\n{a}\n\n{a}\n```\n\n```\n{a}\n```\n\n{a}")
         );
+        // Code quoted is code too: its fences are seen through the marks.
+        let text = format!("{a}\n\n> ```\n> {a}\n> ```");
+        assert_eq!(drop_repeated(text.clone(), true, &Work::unbounded()), text);
     }
 }
