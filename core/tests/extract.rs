@@ -183,6 +183,11 @@ fn rendering_rules() {
     for (html, want) in cases {
         assert_eq!(md(html, true), *want, "{html}");
     }
+    // Code beside other inline text is a word of its own too.
+    assert_eq!(
+        md("<p>Run <span>then</span><code>make</code></p>", true),
+        "Run then `make`"
+    );
     // Plain text sets code after code apart too.
     assert_eq!(
         render_as(
@@ -804,4 +809,36 @@ proptest! {
             prop_assert_eq!(escapes_upper(back.as_str()), escapes_upper(linked.as_str()));
         }
     }
+}
+
+/// The page's one headline, worded apart from its `<title>`, follows the
+/// title line: a `## ` heading in markdown, a line in plain text; the
+/// structured title stays the line.
+#[test]
+fn the_headline_follows_a_title_worded_apart() {
+    let html = "<html><head><title>Top 11 SEO Strategies for 2025 | Example</title></head><body>\
+                <header><h1>11 SEO Strategies for 2025 to Boost Rankings and Stay Ahead</h1></header>\
+                <article><p>Search engines change every year, and so must the pages that want \
+                to be found by them. This article goes through what works now and what no \
+                longer does, with examples from real sites and the numbers behind them.</p>\
+                <p>First, understand what the searcher wants before anything else.</p></article></body></html>";
+    let page = extract(html, &base(), &Options::new(false, Style::Markdown));
+    assert!(
+        page.text.starts_with(
+            "# Top 11 SEO Strategies for 2025\n\n## 11 SEO Strategies for 2025 to Boost Rankings and Stay Ahead\n\n"
+        ),
+        "{}",
+        page.text
+    );
+    assert_eq!(
+        page.title.as_deref(),
+        Some("Top 11 SEO Strategies for 2025")
+    );
+    let plain = extract(html, &base(), &Options::new(false, Style::Plain)).text;
+    assert!(
+        plain.starts_with(
+            "Top 11 SEO Strategies for 2025\n\n11 SEO Strategies for 2025 to Boost Rankings and Stay Ahead\n\nSearch engines"
+        ),
+        "{plain}"
+    );
 }

@@ -777,6 +777,19 @@ mod tests {
         .unwrap();
         assert_eq!(shop.line, "Sheets for Every Bed | Soft & Durable");
         assert_eq!(headline("Text.", &shop), Some("All Sheets"));
+        // A headline of three words or more goes before one of two.
+        let both = title(
+            &Doc::parse(
+                "<title>Sheets for Every Bed | Soft & Durable | Example</title>\
+                 <h1>Bed Linen</h1><h1>Percale Sheets in cotton and linen</h1>",
+            ),
+            &base,
+        )
+        .unwrap();
+        assert_eq!(
+            headline("Text.", &both),
+            Some("Percale Sheets in cotton and linen")
+        );
         // Several headings: none is the page's one headline.
         let two = title(
             &Doc::parse(
