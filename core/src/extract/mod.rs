@@ -18,6 +18,7 @@ mod lexicon;
 mod links;
 mod model;
 mod model_data;
+mod mojibake;
 mod parse;
 mod prune;
 mod readability;

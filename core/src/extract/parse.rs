@@ -1,9 +1,11 @@
 //! From bytes to the document: the sink builds the nodes (behind the
 //! guard, under the work meter), once more with the title closed when an
-//! unclosed `<title>` swallowed the page (`unclosed`), then the
-//! visibility rules settle them into a [`Doc`].
+//! unclosed `<title>` swallowed the page (`unclosed`), text decoded twice
+//! is read once (`mojibake`), then the visibility rules settle them into
+//! a [`Doc`].
 
 use super::dom::Doc;
+use super::mojibake;
 use super::sink;
 use super::unclosed;
 use super::work::Work;
@@ -26,6 +28,7 @@ impl Doc {
                     sink::parse_with(&closed, sink::Limits::for_len(closed.len()), work);
             }
         }
+        mojibake::repair_nodes(&mut nodes);
         (Doc::from_nodes(nodes, html.len()), spent.late)
     }
 }
