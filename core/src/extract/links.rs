@@ -18,7 +18,8 @@ const TARGET_GROWTH: usize = 512;
 /// Query parameters that say who sent the reader, not what the page is:
 /// they are removed from every URL shown (a name ending in `*` is a
 /// prefix; names are compared without case). Analytics (Google, Matomo,
-/// HubSpot, Mailchimp, Marketo, Adobe, Yandex, Openstat, Klaviyo), ad
+/// HubSpot, Mailchimp, Marketo, Adobe, Yandex, Openstat, Klaviyo; the
+/// `itm_*` internal campaign tags of news sites' own links), ad
 /// clicks (Google, Microsoft, Meta, X, TikTok, LinkedIn, Pinterest,
 /// impact.com), Google's shopping `srsltid`, Instagram's share id,
 /// affiliate and placement tags (Amazon's `pf_rd_*`, `pd_rd_*`, `ref_`,
@@ -68,7 +69,8 @@ pub const TRACKING_PARAMETERS: &[&str] = &[
     "_openstat",
     "pk_campaign",
     "pk_kwd",
-    "mtm_campaign",
+    "mtm_*",
+    "itm_*",
     "oly_anon_id",
     "oly_enc_id",
     "vero_id",
