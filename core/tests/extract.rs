@@ -842,3 +842,16 @@ fn the_headline_follows_a_title_worded_apart() {
         "{plain}"
     );
 }
+
+/// A rule inside a list item is a break there (the item's marker sets it
+/// apart already), not an item that starts with `---`; a rule between
+/// blocks stays one.
+#[test]
+fn a_rule_inside_a_list_item_is_a_break() {
+    let html = "<ul><li><hr><h4>One</h4><p>Text one.</p></li>\
+                <li><hr><p>Text two.</p><hr><p>More.</p></li></ul><hr><p>After.</p>";
+    assert_eq!(
+        md(html, true),
+        "- #### One\n\n  Text one.\n- Text two.\n\n  More.\n\n---\n\nAfter."
+    );
+}

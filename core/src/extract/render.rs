@@ -846,9 +846,13 @@ impl<'a> Renderer<'a> {
                 return None;
             }
             "hr" => {
+                // Inside a list item the item's own marker already sets
+                // it apart (card lists draw a rule at the top of every
+                // card): a break, not `- ---`.
+                let item = self.frames.iter().any(|f| matches!(f, FrameKind::Item(_)));
                 let (b, m) = self.out();
                 b.block();
-                if md {
+                if md && !item {
                     b.raw("---", 3, m);
                     b.block();
                 }
