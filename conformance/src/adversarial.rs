@@ -367,6 +367,20 @@ pub fn families() -> Vec<Family> {
             },
         },
         Family {
+            // Every word damaged, as characters and as references: the
+            // whole text is looked at once and repaired once
+            // (`extract/mojibake.rs`), each text node copied at most once.
+            name: "text decoded twice in every word",
+            page: |n| {
+                fill(
+                    "<body><p>",
+                    "weâ€™ve fÃ¼r Â£5 â\u{80}\u{94} it\u{92}s it&acirc;&euro;&trade;s ",
+                    "</p>",
+                    n,
+                )
+            },
+        },
+        Family {
             name: "lines of a list item inside quotes",
             page: |n| {
                 fill(
