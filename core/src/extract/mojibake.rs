@@ -13,8 +13,8 @@
 //! one or the other (35 of WCXB's, 65 of web-classics').
 //!
 //! How: after the parse, so that damage spelt as character references
-//! (`&acirc;&euro;&trade;`) is seen too, and only on a page whose text or
-//! attribute values show the damage ([`damaged`]: a C1
+//! (`&acirc;&euro;&trade;`) is seen too, and only on a page whose text
+//! shows the damage ([`damaged`]: a C1
 //! control character, or a pair no language writes: `â€`, `Ã` before a
 //! continuation character, `Â` before U+00A0 to U+00BF). On such a page,
 //! each run of characters that, written back as Windows-1252 bytes, is
@@ -30,13 +30,15 @@ use html5ever::tendril::StrTendril;
 
 use super::dom::{Kind, Node};
 
-/// Repairs the text and attribute values of `nodes` when any of them
+/// Repairs the text and attribute values of `nodes` when their text
 /// shows the damage; touches nothing otherwise.
 pub(super) fn repair_nodes(nodes: &mut [Node]) {
-    let shows = |n: &Node| {
-        matches!(&n.kind, Kind::Text(t) if damaged(t)) || n.attrs.iter().any(|(_, v)| damaged(v))
-    };
-    if !nodes.iter().any(shows) {
+    // The text is enough to tell: a damaged page shows it in its text
+    // (its `<title>` is text too); attribute values are only repaired.
+    if !nodes
+        .iter()
+        .any(|n| matches!(&n.kind, Kind::Text(t) if damaged(t)))
+    {
         return;
     }
     for n in nodes.iter_mut() {
@@ -133,9 +135,6 @@ fn repair(text: &str) -> Option<String> {
 /// from the bytes: every one of these starts with the lead byte 0xC2 or
 /// 0xC3 (U+0080 to U+00FF).
 fn damaged(html: &str) -> bool {
-    if html.is_ascii() {
-        return false;
-    }
     let b = html.as_bytes();
     memchr::memchr2_iter(0xC2, 0xC3, b).any(|i| {
         let at = |k: usize| b.get(i + k).copied().unwrap_or(0);
