@@ -855,3 +855,18 @@ fn a_rule_inside_a_list_item_is_a_break() {
         "- #### One\n\n  Text one.\n- Text two.\n\n  More.\n\n---\n\nAfter."
     );
 }
+
+/// A link whose text is its own address shows it once, as an autolink
+/// (also when the address gained the root's `/`); a link whose text
+/// only names a site keeps both.
+#[test]
+fn a_link_whose_text_is_its_address_shows_it_once() {
+    let html = "<p>See <a href='https://x.example'>https://x.example</a>, \
+                <a href='https://x.example/a_b?q=1'>https://x.example/a_b?q=1</a> \
+                and <a href='https://x.example/c'>x.example/c</a>.</p>";
+    assert_eq!(
+        md(html, true),
+        "See <https://x.example/>, <https://x.example/a_b?q=1> and \
+         [x.example/c](https://x.example/c)."
+    );
+}

@@ -1240,7 +1240,17 @@ fn fold(kind: FrameKind, buf: Buf, parent: &mut Buf, md: bool, m: &mut Meter) {
             edge(parent, lead, lead_brk);
             match target {
                 Some(t) if md && !t.is_empty() => {
-                    let s = format!("[{text}]{t}");
+                    // A link whose text is its own address shows the
+                    // address once, as an autolink (CommonMark: our
+                    // targets hold no space, `<` or `>`).
+                    let own = t
+                        .strip_prefix('(')
+                        .and_then(|u| u.strip_suffix(')'))
+                        .filter(|u| *u == text || u.strip_suffix('/') == Some(text.as_str()));
+                    let s = match own {
+                        Some(u) => format!("<{u}>"),
+                        None => format!("[{text}]{t}"),
+                    };
                     parent.raw(&s, s.len() - text.len(), m);
                 }
                 _ => parent.raw(&text, 0, m),
