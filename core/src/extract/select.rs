@@ -413,10 +413,14 @@ pub fn choose(doc: &Doc, url: &url::Url, rules: &Pruner) -> Choice {
         }
     };
     if features::declares_article(&page) || PAGE.score(&page.values()) >= logit(ARTICLE) {
+        // Out of a comment region, and out of a thread of comments
+        // longer than the story above it (`comments::above_thread`).
         let root = if discussion {
             root
-        } else {
+        } else if product {
             comments::outside(doc, root)
+        } else {
+            comments::above_thread(doc, comments::outside(doc, root))
         };
         return Choice::Article {
             root,
