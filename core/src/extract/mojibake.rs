@@ -107,20 +107,17 @@ fn repair(text: &str) -> Option<String> {
             .then(|| std::str::from_utf8(&bytes[..=need]).ok())
             .flatten()
             .and_then(|s| s.chars().next());
-        match decoded {
-            Some(d) => {
-                out.push_str(&text[copied..i]);
-                // A sequence that spelt a C1 control character spells its
-                // punctuation, as a lone one does.
-                if ('\u{80}'..='\u{9f}').contains(&d) {
-                    out.extend(windows_1252(d as u8));
-                } else {
-                    out.push(d);
-                }
-                copied = end;
-                chars = lookahead;
+        if let Some(d) = decoded {
+            out.push_str(&text[copied..i]);
+            // A sequence that spelt a C1 control character spells its
+            // punctuation, as a lone one does.
+            if ('\u{80}'..='\u{9f}').contains(&d) {
+                out.extend(windows_1252(d as u8));
+            } else {
+                out.push(d);
             }
-            None => {}
+            copied = end;
+            chars = lookahead;
         }
     }
     if copied == 0 {
