@@ -381,6 +381,22 @@ pub fn families() -> Vec<Family> {
             },
         },
         Family {
+            // A teaser and its hidden whole text, again and again, each
+            // whole text nested in the one before: every hidden element
+            // is looked into a bounded number of nodes deep
+            // (`visibility::Teasers`).
+            name: "teasers with their hidden whole texts, nested",
+            page: |n| {
+                fill(
+                    "<body>",
+                    "<p>A teaser that is long enough to be known by its start...</p>\
+                     <div style='display:none'><p>A teaser that is long enough to be known by its start, whole.</p>",
+                    "",
+                    n,
+                )
+            },
+        },
+        Family {
             name: "lines of a list item inside quotes",
             page: |n| {
                 fill(

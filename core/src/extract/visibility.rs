@@ -1,7 +1,8 @@
 //! What a reader sees of a parsed page: the rules applied to the sink's
 //! nodes before anything is selected. Junk elements (scripts, styles,
 //! forms' controls, media), hidden content (unless it is the page, a
-//! streamed segment, or a panel its toggle opens), forms that are a
+//! streamed segment, a panel its toggle opens, or the whole text of a
+//! visible teaser, which then goes), forms that are a
 //! search box or a signup, short `<noscript>` notices and decoys between
 //! spelled-out letters are dropped; the text statistics are summed
 //! bottom-up in linear passes; the `<title>` is read.
@@ -51,11 +52,19 @@ impl Doc {
         let all_prose = body.map_or(0, |b| nodes[b].text_len.saturating_sub(nodes[b].link_len));
         let mut hid_any = false;
         let toggles = Toggles::of(&nodes, &hidden);
+        let teasers = Teasers::of(&nodes, &hidden);
         for &id in &hidden {
+            let whole = teasers.completes(&nodes, id);
+            if let Some(teaser) = whole {
+                // The teaser goes: its words are the whole text's first.
+                nodes[teaser].junk = true;
+                hid_any = true;
+            }
             let n = &nodes[id];
             let streamed = n.attr("hidden").is_some() && n.attr("id").is_some_and(is_segment_id);
             let prose = n.text_len.saturating_sub(n.link_len);
             if !(streamed
+                || whole.is_some()
                 || toggles.opens(&nodes, id)
                 || n.text_len * 2 >= all_text.max(1)
                 || prose * 2 >= all_prose.max(1))
@@ -169,6 +178,93 @@ struct Toggles {
     /// The previous element sibling of each node, or `NONE`; empty
     /// when the page hides nothing.
     prev: Vec<u32>,
+}
+
+/// A teaser and the whole text it stands for: a visible text that ends
+/// in an ellipsis (`…` or `...`, often beside a "more" link) and a hidden
+/// element whose first long text starts with the teaser's words, which a
+/// script shows in the teaser's place. Older pages and review sites
+/// build their "read more" so; without this rule the reader got the
+/// teaser alone.
+struct Teasers {
+    /// The first [`TEASER_KEY`] bytes of each teaser (whitespace runs as
+    /// one space), with the teaser's text node.
+    keys: std::collections::HashMap<String, Id>,
+}
+
+/// How many bytes of its start a teaser is known by; a shorter teaser is
+/// not one.
+const TEASER_KEY: usize = 40;
+
+/// How many nodes into a hidden element its first long text is looked
+/// for (nested hidden wrappers must not make the look quadratic).
+const TEASER_LOOK: usize = 64;
+
+impl Teasers {
+    fn of(nodes: &[Node], hidden: &[Id]) -> Teasers {
+        let mut keys = std::collections::HashMap::new();
+        if hidden.is_empty() {
+            return Teasers { keys };
+        }
+        // Visible text only: outside every hidden element (the list is
+        // in document order; a hidden element's subtree is one run).
+        let mut next = hidden.iter().copied().peekable();
+        let mut id = 0;
+        while id < nodes.len() {
+            if next.peek() == Some(&id) {
+                next.next();
+                let end = nodes[id].end as usize;
+                while next.peek().is_some_and(|&h| h < end) {
+                    next.next();
+                }
+                id = end;
+                continue;
+            }
+            if let (Kind::Text(t), false) = (&nodes[id].kind, nodes[id].junk) {
+                let t = t.trim_end();
+                if let Some(rest) = t.strip_suffix('…').or_else(|| t.strip_suffix("...")) {
+                    if let Some(key) = key_of(rest) {
+                        keys.entry(key).or_insert(id);
+                    }
+                }
+            }
+            id += 1;
+        }
+        Teasers { keys }
+    }
+
+    /// The teaser hidden element `id` holds the whole text of, if any.
+    fn completes(&self, nodes: &[Node], id: Id) -> Option<Id> {
+        if self.keys.is_empty() {
+            return None;
+        }
+        let end = (nodes[id].end as usize).min(id + TEASER_LOOK);
+        (id + 1..end).find_map(|x| match &nodes[x].kind {
+            Kind::Text(t) if !nodes[x].junk => key_of(t).and_then(|k| self.keys.get(&k).copied()),
+            _ => None,
+        })
+    }
+}
+
+/// The first [`TEASER_KEY`] bytes of `text` (trimmed, whitespace runs as
+/// one space, cut on a character boundary); `None` when it is shorter.
+fn key_of(text: &str) -> Option<String> {
+    let mut key = String::with_capacity(TEASER_KEY + 4);
+    for word in text.split_whitespace() {
+        if !key.is_empty() {
+            key.push(' ');
+        }
+        for c in word.chars() {
+            if key.len() >= TEASER_KEY {
+                return Some(key);
+            }
+            key.push(c);
+        }
+        if key.len() >= TEASER_KEY {
+            return Some(key);
+        }
+    }
+    None
 }
 
 /// The least text (characters) a panel holds.
@@ -689,6 +785,36 @@ mod tests {
         assert!(!junk("w"));
         assert!(junk("m"));
         assert!(junk("s"));
+    }
+
+    /// The whole text behind a teaser that ends in an ellipsis is read,
+    /// and the teaser goes; a hidden text that only shares a short start,
+    /// or one behind a teaser without an ellipsis, stays hidden.
+    #[test]
+    fn the_whole_text_behind_a_teaser_is_read() {
+        let start = "Tucked behind a high chocolate wall, on the corner of the first lane";
+        let prose = "<p>The rest of the review, read only once the panel opens.</p>".repeat(20);
+        let html = format!(
+            "<div id=t>{start} opposite the station... <a href='javascript:more()'>more</a></div>\
+             <div style='display:none' id=w><b>A critic</b><br>{start} opposite the station, \
+             and so on.{prose}</div>\
+             <div id=u>Another teaser, long enough but without an ellipsis</div>\
+             <div style='display:none' id=x>Another teaser, long enough but without an ellipsis, whole.</div>\
+             <div style='display:none' id=y>Tucked behind a wall, briefly.</div>\
+             <p>{}</p>",
+            "Other visible words that make the page more than its panels. ".repeat(40)
+        );
+        let doc = Doc::parse(&html);
+        let junk = |v: &str| doc.nodes[doc.with_id(v)].junk;
+        assert!(!junk("w"));
+        // The teaser's text node goes; its "more" link stays with it.
+        let t = doc.with_id("t");
+        assert!(doc.nodes[t + 1].junk);
+        // A start too short to be known by (`y`), and a visible text
+        // without an ellipsis (`u`, whose whole `x` stays hidden).
+        assert!(junk("y"));
+        assert!(junk("x"));
+        assert!(!doc.nodes[doc.with_id("u") + 1].junk);
     }
 
     /// A collapsed panel after its toggle (a question, a heading, a
