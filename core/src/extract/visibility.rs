@@ -182,8 +182,9 @@ struct Toggles {
 
 /// A teaser and the whole text it stands for: a visible text that ends
 /// in an ellipsis (`…` or `...`, often beside a "more" link) and a hidden
-/// element whose first long text starts with the teaser's words, which a
-/// script shows in the teaser's place. Older pages and review sites
+/// element holding, among its first [`TEASER_LOOK`] nodes, a text that
+/// starts with the teaser's words, which a script shows in the teaser's
+/// place. Older pages and review sites
 /// build their "read more" so; without this rule the reader got the
 /// teaser alone.
 struct Teasers {
@@ -196,7 +197,7 @@ struct Teasers {
 /// not one.
 const TEASER_KEY: usize = 40;
 
-/// How many nodes into a hidden element its first long text is looked
+/// How many nodes into a hidden element the teaser's words are looked
 /// for (nested hidden wrappers must not make the look quadratic).
 const TEASER_LOOK: usize = 64;
 
