@@ -22,8 +22,7 @@
 //! comment region (the longest text on the page was its comments) climbs
 //! out of it first; so does an article's root that is a thread of them
 //! (three quarters of its text in comment regions), up to the story
-//! above it
-//! ([`above_thread`]). Measured: one web-classics page (a blog post under
+//! above it ([`above_thread`]). Measured: one web-classics page (a blog post under
 //! 108 comment cells, 0.06 → 0.31: the story is back; its reference
 //! keeps the comments), one WCXB forum page (a story's byline and a
 //! fortune line gone, 0.017 down), the 181 news pages unchanged. A
@@ -229,8 +228,7 @@ pub fn outside(doc: &Doc, root: Id) -> Id {
 }
 
 /// `root`, or, when it is a thread of comments (their text is at least
-/// [`THREAD_SHARE`] of its own and what lies outside them is too short
-/// to be an article), its nearest ancestor (at most [`CLIMB`] levels up)
+/// [`THREAD_SHARE`] percent of its own), its nearest ancestor (at most [`CLIMB`] levels up)
 /// that holds an article's worth of text outside the comments: the story
 /// above a thread longer than itself. `root` when no ancestor does.
 pub fn above_thread(doc: &Doc, root: Id) -> Id {

@@ -277,4 +277,21 @@ mod tests {
             page.text
         );
     }
+
+    /// The table is Windows-1252 as the WHATWG standard gives it (through
+    /// encoding_rs, which decodes the page), the five undefined bytes
+    /// aside.
+    #[test]
+    fn the_table_is_windows_1252() {
+        for b in 0x80..=0x9Fu8 {
+            let byte = [b];
+            let (text, _) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(&byte);
+            let c = text.chars().next().unwrap();
+            let want = (!('\u{80}'..='\u{9f}').contains(&c)).then_some(c);
+            assert_eq!(windows_1252(b), want, "{b:#x}");
+            if let Some(c) = want {
+                assert_eq!(byte_of(c), Some(b));
+            }
+        }
+    }
 }

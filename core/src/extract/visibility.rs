@@ -7,6 +7,8 @@
 //! spelled-out letters are dropped; the text statistics are summed
 //! bottom-up in linear passes; the `<title>` is read.
 
+use std::collections::HashMap;
+
 use html5ever::tendril::StrTendril;
 use html5ever::{local_name, LocalName};
 
@@ -184,13 +186,12 @@ struct Toggles {
 /// in an ellipsis (`…` or `...`, often beside a "more" link) and a hidden
 /// element holding, among its first [`TEASER_LOOK`] nodes, a text that
 /// starts with the teaser's words, which a script shows in the teaser's
-/// place. Older pages and review sites
-/// build their "read more" so; without this rule the reader got the
-/// teaser alone.
+/// place. Older pages and review sites build their "read more" so;
+/// without this rule the reader got the teaser alone.
 struct Teasers {
     /// The first [`TEASER_KEY`] bytes of each teaser (whitespace runs as
     /// one space), with the teaser's text node.
-    keys: std::collections::HashMap<String, Id>,
+    keys: HashMap<String, Id>,
 }
 
 /// How many bytes of its start a teaser is known by; a shorter teaser is
@@ -203,7 +204,7 @@ const TEASER_LOOK: usize = 64;
 
 impl Teasers {
     fn of(nodes: &[Node], hidden: &[Id]) -> Teasers {
-        let mut keys = std::collections::HashMap::new();
+        let mut keys = HashMap::new();
         if hidden.is_empty() {
             return Teasers { keys };
         }
@@ -251,21 +252,16 @@ impl Teasers {
 /// one space, cut on a character boundary); `None` when it is shorter.
 fn key_of(text: &str) -> Option<String> {
     let mut key = String::with_capacity(TEASER_KEY + 4);
-    for word in text.split_whitespace() {
-        if !key.is_empty() {
-            key.push(' ');
-        }
-        for c in word.chars() {
-            if key.len() >= TEASER_KEY {
-                return Some(key);
-            }
-            key.push(c);
-        }
+    let spaced = text
+        .split_whitespace()
+        .flat_map(|w| std::iter::once(' ').chain(w.chars()));
+    for c in spaced.skip(1) {
         if key.len() >= TEASER_KEY {
             return Some(key);
         }
+        key.push(c);
     }
-    None
+    (key.len() >= TEASER_KEY).then_some(key)
 }
 
 /// The least text (characters) a panel holds.
