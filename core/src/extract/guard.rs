@@ -306,6 +306,31 @@ fn run_alone(bytes: &[u8], mut i: usize, live: &mut Live, inserts: &mut Vec<usiz
     i
 }
 
+/// Where a tag ends whose name begins at `i` (the letter after `<` or
+/// `</`): the index after the `>` that ends it, by the tokenizer's own
+/// states (a `>` inside a quoted value does not); `None` when the text
+/// ends first, as the tokenizer then drops the tag. The tail reads tags
+/// with it (see `tail`).
+pub(super) fn tag_end(bytes: &[u8], mut i: usize) -> Option<usize> {
+    let table = &*TABLE;
+    let mut s = St::TagName as usize;
+    while i < bytes.len() {
+        // Inside a quoted value only its closing quote changes anything.
+        i += match St::ALL[s] {
+            St::DoubleQuoted => memchr::memchr(b'"', &bytes[i..])?,
+            St::SingleQuoted => memchr::memchr(b'\'', &bytes[i..])?,
+            _ => 0,
+        };
+        let (n, _) = table[s][class(bytes[i])];
+        i += 1;
+        if n == DEAD {
+            return Some(i);
+        }
+        s = usize::from(n);
+    }
+    None
+}
+
 /// Where a tag's name would begin if the `<` at `i` opens one: the
 /// letter after `<` or `</`.
 fn name_after(bytes: &[u8], i: usize) -> Option<usize> {

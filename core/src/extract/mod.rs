@@ -29,6 +29,7 @@ mod signals;
 mod sink;
 mod streamed;
 mod tables;
+mod tail;
 mod title;
 mod unclosed;
 mod visibility;

@@ -32,8 +32,8 @@
 //! Past the node or work budget the builder is fed nothing more: the rest
 //! of the page's text is kept, in order, as one text node where the
 //! builder stopped (scripts, styles and titles still skipped), so the
-//! result is honest and the work is the tokenizer's alone, which is
-//! linear. Attributes per tag are bounded before the tokenizer (see
+//! result is honest. The filter stops the tokenizer at the next tag and
+//! `tail` reads the rest in one linear scan. Attributes per tag are bounded before the tokenizer (see
 //! `guard`).
 //!
 //! The filter also keeps the text of scripts and style sheets from the
@@ -46,7 +46,6 @@ use std::collections::{HashMap, HashSet};
 
 use html5ever::interface::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
 use html5ever::tendril::StrTendril;
-use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{
     BufferQueue, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
 };
@@ -55,6 +54,7 @@ use html5ever::{local_name, Attribute, ExpandedName, LocalName, Namespace, QualN
 
 use super::dom::{Id, Kind, Node, NONE};
 use super::streamed;
+use super::tail::{Raw, Tail};
 use super::work::Work;
 
 /// The deepest element the tree keeps.
@@ -606,41 +606,6 @@ impl TreeSink for FlatSink {
     }
 }
 
-/// What the filter does with tokens once a budget has run out.
-struct Tail {
-    /// The node the text goes under: where the builder stopped.
-    parent: Id,
-    text: String,
-    /// Inside a script, style, title or similar: skip to this end tag.
-    skip_until: Option<LocalName>,
-}
-
-impl Tail {
-    /// A line break where a block starts or ends, so that words of
-    /// separate blocks stay apart.
-    fn separate(&mut self) {
-        if !self.text.is_empty() && !self.text.ends_with(char::is_whitespace) {
-            self.text.push('\n');
-        }
-    }
-}
-
-/// The raw-text state a start tag puts the tokenizer in (as the builder
-/// would ask for it in HTML content).
-fn raw_kind(name: &LocalName) -> Option<TokenSinkResult<Handle>> {
-    Some(match *name {
-        local_name!("script") => TokenSinkResult::RawData(RawKind::ScriptData),
-        local_name!("style")
-        | local_name!("xmp")
-        | local_name!("iframe")
-        | local_name!("noembed")
-        | local_name!("noframes") => TokenSinkResult::RawData(RawKind::Rawtext),
-        local_name!("title") | local_name!("textarea") => TokenSinkResult::RawData(RawKind::Rcdata),
-        local_name!("plaintext") => TokenSinkResult::Plaintext,
-        _ => return None,
-    })
-}
-
 fn is_void(name: &LocalName) -> bool {
     matches!(
         *name,
@@ -698,30 +663,17 @@ struct Filter {
 }
 
 impl Filter {
+    /// A token after a budget ran out. The first tag stops the tokenizer
+    /// (a script result, which [`parse_with`] tells from the builder's by
+    /// the tail): the tail reads the rest itself (see `tail`).
     fn tail_token(&self, tail: &mut Tail, token: Token) -> TokenSinkResult<Handle> {
         match token {
             Token::TagToken(tag) => {
-                if let Some(name) = &tail.skip_until {
-                    if tag.kind == TagKind::EndTag && tag.name == *name {
-                        tail.skip_until = None;
-                    }
-                    return TokenSinkResult::Continue;
-                }
-                if tag.kind == TagKind::StartTag {
-                    if let Some(r) = raw_kind(&tag.name) {
-                        if !matches!(r, TokenSinkResult::Plaintext) {
-                            tail.skip_until = Some(tag.name);
-                        }
-                        return r;
-                    }
-                }
-                if super::lexicon::is_block(&tag.name) || tag.name == local_name!("br") {
-                    tail.separate();
-                }
-                TokenSinkResult::Continue
+                tail.tag(&tag);
+                TokenSinkResult::Script(Handle::other(tail.parent))
             }
-            Token::CharacterTokens(t) if tail.skip_until.is_none() => {
-                tail.text.push_str(&t);
+            Token::CharacterTokens(t) => {
+                tail.chars(&t);
                 TokenSinkResult::Continue
             }
             _ => TokenSinkResult::Continue,
@@ -746,6 +698,7 @@ impl TokenSink for Filter {
             return self.tail_token(tail, token);
         }
         let sink = &self.builder.sink;
+        let is_tag = matches!(token, Token::TagToken(_));
         let mut start_tag = None;
         let mut unread = false;
         let mut self_closing = false;
@@ -825,11 +778,16 @@ impl TokenSink for Filter {
         }
         if sink.len() > self.limits.nodes || self.work.get() > self.limits.work {
             self.tailed.set(true);
-            *self.tail.borrow_mut() = Some(Tail {
-                parent: sink.current.get(),
-                text: String::new(),
-                skip_until: self.raw_until.borrow_mut().take(),
-            });
+            let raw = match (self.raw_until.borrow_mut().take(), &result) {
+                (Some(name), _) => Raw::Skip(name),
+                (None, TokenSinkResult::Plaintext) => Raw::Plaintext,
+                (None, _) => Raw::Markup,
+            };
+            *self.tail.borrow_mut() = Some(Tail::new(sink.current.get(), raw));
+            if is_tag {
+                // A tag was the last token: the tail reads on from here.
+                return TokenSinkResult::Script(Handle::other(sink.current.get()));
+            }
         }
         result
     }
@@ -888,7 +846,8 @@ pub fn parse_with(html: &str, limits: Limits, work: &Work) -> (Vec<Node>, Spent)
     let input = BufferQueue::default();
     let mut rest: &str = &html;
     let mut late = false;
-    while !rest.is_empty() {
+    let mut stopped = false;
+    'pieces: while !rest.is_empty() {
         let mut cut = rest.len().min(PIECE);
         while !rest.is_char_boundary(cut) {
             cut += 1;
@@ -899,11 +858,38 @@ pub fn parse_with(html: &str, limits: Limits, work: &Work) -> (Vec<Node>, Spent)
         }
         input.push_back(StrTendril::from_slice(&rest[..cut]));
         rest = &rest[cut..];
-        // A script result asks the caller to run a script, an encoding
-        // result to switch decoders (the text is already decoded, by the
-        // declared charset only, contract §7): neither applies, so parsing
-        // continues.
-        while !matches!(tokenizer.feed(&input), html5ever::TokenizerResult::Done) {}
+        loop {
+            match tokenizer.feed(&input) {
+                html5ever::TokenizerResult::Done => break,
+                // The tail's stop, at a tag, past a budget: the rest is
+                // read without the tokenizer (see `tail`).
+                html5ever::TokenizerResult::Script(_) if tokenizer.sink.tail.borrow().is_some() => {
+                    stopped = true;
+                    break 'pieces;
+                }
+                // Otherwise a script result asks the caller to run a
+                // script, an encoding result to switch decoders (the text
+                // is already decoded, by the declared charset only,
+                // contract §7): neither applies, so parsing continues.
+                _ => {}
+            }
+        }
+    }
+    if stopped {
+        let mut left = String::with_capacity(rest.len() + PIECE);
+        while let Some(t) = input.pop_front() {
+            left.push_str(&t);
+        }
+        // What the tokenizer was given and did not read is paid for.
+        let paid = left.len();
+        left.push_str(rest);
+        let foreign = tokenizer
+            .sink
+            .builder
+            .adjusted_current_node_present_but_not_in_html_namespace();
+        if let Some(tail) = tokenizer.sink.tail.borrow_mut().as_mut() {
+            late = !tail.read(&left, paid, foreign, work);
+        }
     }
     tokenizer.end();
     let mut spent = tokenizer.sink.spent();
@@ -912,4 +898,77 @@ pub fn parse_with(html: &str, limits: Limits, work: &Work) -> (Vec<Node>, Spent)
     // fuzz target holds their sum to a multiple of the page's length).
     work.spend(usize::try_from(spent.work).unwrap_or(usize::MAX));
     (tokenizer.sink.builder.sink.into_document_order(), spent)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The page's text nodes, in document order, and whether it tailed.
+    fn texts(html: &str, nodes: usize) -> (Vec<String>, bool) {
+        let limits = Limits {
+            nodes,
+            work: u64::MAX,
+        };
+        let (nodes, spent) = parse_with(html, limits, &Work::unbounded());
+        let texts = nodes
+            .iter()
+            .filter_map(|n| match &n.kind {
+                Kind::Text(t) if !t.is_empty() => Some(t.to_string()),
+                _ => None,
+            })
+            .collect();
+        (texts, spent.tail)
+    }
+
+    #[test]
+    fn past_the_node_budget_the_rest_is_one_text() {
+        let page = format!(
+            "<body>{}<script>x</script>y&amp;z<div>w</div><style>s</style>&#65;",
+            "<p>a</p>".repeat(20)
+        );
+        let (texts, tail) = texts(&page, 24);
+        assert!(tail);
+        // The paragraphs past the budget are lines of the one text.
+        let last = texts.last().unwrap();
+        assert!(
+            last.starts_with("a\na\n") && last.ends_with("a\ny&z\nw\nA"),
+            "{last:?}"
+        );
+        assert_eq!(texts.concat().matches('a').count(), 20, "{texts:?}");
+    }
+
+    #[test]
+    fn a_budget_run_out_inside_raw_text_skips_it() {
+        // The budget runs out at the script's start tag: its text is
+        // skipped by the tail, which reads on after its end tag.
+        let page = format!(
+            "<body>{}<script>x<p>q</p></script>after",
+            "<b>a</b>".repeat(8)
+        );
+        for nodes in 8..20 {
+            let (texts, tail) = texts(&page, nodes);
+            assert!(tail, "{nodes}");
+            let all = texts.concat();
+            assert!(
+                !all.contains('x') && !all.contains('q'),
+                "{nodes}: {texts:?}"
+            );
+            assert!(all.ends_with("after"), "{nodes}: {texts:?}");
+        }
+    }
+
+    #[test]
+    fn a_budget_run_out_on_text_reads_on_to_the_next_tag() {
+        // Text after the last tag the builder took goes to the tail
+        // through the tokenizer; the next tag stops it.
+        let page = format!("<body>{}long text<i>more</i> end", "<b>a</b>".repeat(8));
+        for nodes in 8..20 {
+            let (texts, _) = texts(&page, nodes);
+            assert!(
+                texts.concat().ends_with("long textmore end"),
+                "{nodes}: {texts:?}"
+            );
+        }
+    }
 }
