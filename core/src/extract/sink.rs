@@ -660,6 +660,11 @@ struct Filter {
     tail: RefCell<Option<Tail>>,
     /// Whether a budget ran out (the tail is taken at the end).
     tailed: Cell<bool>,
+    /// A script or style sheet whose text no one reads has just opened:
+    /// [`parse_with`] skips its text without the tokenizer.
+    skip: RefCell<Option<LocalName>>,
+    /// Whether such text is skipped so (else the tokenizer reads it).
+    skip_raw: bool,
 }
 
 impl Filter {
@@ -677,6 +682,21 @@ impl Filter {
                 TokenSinkResult::Continue
             }
             _ => TokenSinkResult::Continue,
+        }
+    }
+
+    /// Text in a muted element: it keeps one (empty) text child, as it
+    /// would have had one: the tree's shape, which the models read, stays
+    /// the same.
+    fn muted_text(&self) {
+        if !self.muted_text.replace(true) {
+            let sink = &self.builder.sink;
+            sink.append_at(
+                sink.current.get(),
+                NodeOrText::AppendText(StrTendril::new()),
+                None,
+                false,
+            );
         }
     }
 
@@ -734,17 +754,7 @@ impl TokenSink for Filter {
                 true
             }
             Token::CharacterTokens(_) | Token::NullCharacterToken if self.mute.get() => {
-                // The element keeps one (empty) text child, as it would
-                // have had one: the tree's shape, which the models read,
-                // stays the same.
-                if !self.muted_text.replace(true) {
-                    sink.append_at(
-                        sink.current.get(),
-                        NodeOrText::AppendText(StrTendril::new()),
-                        None,
-                        false,
-                    );
-                }
+                self.muted_text();
                 return TokenSinkResult::Continue;
             }
             Token::CharacterTokens(_) | Token::NullCharacterToken => true,
@@ -766,11 +776,15 @@ impl TokenSink for Filter {
             let made = (sink.len() - made) as u64 + (sink.moved.get() - moved);
             self.work.set(self.work.get() + (depth + 1) * (1 + made));
         }
+        let mut skip = None;
         if let Some(name) = start_tag {
             if matches!(
                 result,
                 TokenSinkResult::RawData(_) | TokenSinkResult::Script(_)
             ) {
+                if unread && self.skip_raw {
+                    skip = Some(name.clone());
+                }
                 *self.raw_until.borrow_mut() = Some(name);
                 self.mute.set(unread);
                 self.muted_text.set(false);
@@ -788,6 +802,12 @@ impl TokenSink for Filter {
                 // A tag was the last token: the tail reads on from here.
                 return TokenSinkResult::Script(Handle::other(sink.current.get()));
             }
+        }
+        if skip.is_some() {
+            // Stopped right after the start tag, the tokenizer holds
+            // nothing back; it goes on at the end tag, in the data state.
+            *self.skip.borrow_mut() = skip;
+            return TokenSinkResult::Script(Handle::other(sink.current.get()));
         }
         result
     }
@@ -813,6 +833,30 @@ impl TokenSink for Filter {
     }
 }
 
+/// What the tokenizer was given and has not read, taken out of `input`:
+/// where it begins in `html` (`html[..pos]` was given) and its pieces. The
+/// tokenizer stopped at a tag's end, where it holds nothing back: what it
+/// has not read is what is left in `input`.
+fn unread(input: &BufferQueue, html: &str, pos: usize) -> (usize, Vec<StrTendril>) {
+    let mut queued = Vec::new();
+    while let Some(t) = input.pop_front() {
+        queued.push(t);
+    }
+    let from = pos - queued.iter().map(|t| t.len()).sum::<usize>();
+    debug_assert!(
+        queued
+            .iter()
+            .scan(from, |at, t| {
+                let same = html.get(*at..*at + t.len()) == Some(&**t);
+                *at += t.len();
+                Some(same)
+            })
+            .all(|same| same),
+        "the input left is the page's text from {from}"
+    );
+    (from, queued)
+}
+
 /// How much of the page the tokenizer is given at a time: the deadline is
 /// looked at between pieces.
 const PIECE: usize = 64 * 1024;
@@ -821,6 +865,12 @@ const PIECE: usize = 64 * 1024;
 /// page is fed in pieces and, once the deadline has passed, the rest is
 /// not read (`Spent::late`). Returns what it spent.
 pub fn parse_with(html: &str, limits: Limits, work: &Work) -> (Vec<Node>, Spent) {
+    parse_skipping(html, limits, work, true)
+}
+
+/// [`parse_with`], skipping unread raw text by the scan (`skip_raw`) or
+/// through the tokenizer (a test holds the two to one tree).
+fn parse_skipping(html: &str, limits: Limits, work: &Work, skip_raw: bool) -> (Vec<Node>, Spent) {
     let html = super::guard::bound_attributes(html);
     let opts = TreeBuilderOpts {
         // `<noscript>` is read as markup, as a reader without scripts
@@ -840,55 +890,90 @@ pub fn parse_with(html: &str, limits: Limits, work: &Work) -> (Vec<Node>, Spent)
             muted_text: Cell::new(false),
             tail: RefCell::new(None),
             tailed: Cell::new(false),
+            skip: RefCell::new(None),
+            skip_raw,
         },
         TokenizerOpts::default(),
     );
     let input = BufferQueue::default();
-    let mut rest: &str = &html;
+    // `html[..pos]` has been given to the tokenizer, and paid for.
+    let mut pos = 0;
     let mut late = false;
-    let mut stopped = false;
-    'pieces: while !rest.is_empty() {
-        let mut cut = rest.len().min(PIECE);
-        while !rest.is_char_boundary(cut) {
+    // Where the tail reads on, once it has stopped the tokenizer.
+    let mut stopped = None;
+    'pieces: while pos < html.len() {
+        let mut cut = (pos + PIECE).min(html.len());
+        while !html.is_char_boundary(cut) {
             cut += 1;
         }
-        if !work.spend(cut) {
+        if !work.spend(cut - pos) {
             late = true;
             break;
         }
-        input.push_back(StrTendril::from_slice(&rest[..cut]));
-        rest = &rest[cut..];
+        input.push_back(StrTendril::from_slice(&html[pos..cut]));
+        pos = cut;
         loop {
             match tokenizer.feed(&input) {
                 html5ever::TokenizerResult::Done => break,
-                // The tail's stop, at a tag, past a budget: the rest is
-                // read without the tokenizer (see `tail`).
-                html5ever::TokenizerResult::Script(_) if tokenizer.sink.tail.borrow().is_some() => {
-                    stopped = true;
-                    break 'pieces;
+                html5ever::TokenizerResult::Script(_) => {
+                    // The tail's stop, at a tag, past a budget: the rest
+                    // is read without the tokenizer (see `tail`).
+                    if tokenizer.sink.tail.borrow().is_some() {
+                        let (from, _) = unread(&input, &html, pos);
+                        stopped = Some(from);
+                        break 'pieces;
+                    }
+                    // The filter's stop after a script or style sheet
+                    // whose text no one reads opened: its text is skipped
+                    // by one scan, and the tokenizer goes on at its end
+                    // tag. A third of a page's bytes are such text, which
+                    // the tokenizer read a character at a time.
+                    let skip = tokenizer.sink.skip.borrow_mut().take();
+                    if let Some(name) = skip {
+                        let (from, queued) = unread(&input, &html, pos);
+                        let end = super::tail::raw_text_end(html.as_bytes(), from, &name)
+                            .unwrap_or(html.len());
+                        if end > from {
+                            tokenizer.sink.muted_text();
+                        }
+                        if end <= pos {
+                            // The rest of what was given, from the end tag.
+                            let mut skipped = end - from;
+                            for mut t in queued {
+                                let n = t.len().min(skipped);
+                                skipped -= n;
+                                if n < t.len() {
+                                    // OK: `n` is at most 64 KiB, a piece.
+                                    t.pop_front(u32::try_from(n).unwrap_or(u32::MAX));
+                                    input.push_back(t);
+                                }
+                            }
+                        } else {
+                            if !work.spend(end - pos) {
+                                late = true;
+                                break 'pieces;
+                            }
+                            pos = end;
+                        }
+                    }
+                    // Otherwise the builder asks the caller to run a
+                    // script: none is run, parsing continues.
                 }
-                // Otherwise a script result asks the caller to run a
-                // script, an encoding result to switch decoders (the text
-                // is already decoded, by the declared charset only,
-                // contract §7): neither applies, so parsing continues.
+                // An encoding result asks to switch decoders: the text is
+                // already decoded, by the declared charset only (contract
+                // §7), so parsing continues.
                 _ => {}
             }
         }
     }
-    if stopped {
-        let mut left = String::with_capacity(rest.len() + PIECE);
-        while let Some(t) = input.pop_front() {
-            left.push_str(&t);
-        }
-        // What the tokenizer was given and did not read is paid for.
-        let paid = left.len();
-        left.push_str(rest);
+    if let Some(from) = stopped {
         let foreign = tokenizer
             .sink
             .builder
             .adjusted_current_node_present_but_not_in_html_namespace();
         if let Some(tail) = tokenizer.sink.tail.borrow_mut().as_mut() {
-            late = !tail.read(&left, paid, foreign, work);
+            // What the tokenizer was given and did not read is paid for.
+            late = !tail.read(&html[from..], pos - from, foreign, work);
         }
     }
     tokenizer.end();
@@ -919,6 +1004,73 @@ mod tests {
             })
             .collect();
         (texts, spent.tail)
+    }
+
+    /// Each node's kind, text, attributes, place and sums, in order.
+    fn shape(nodes: &[Node]) -> Vec<String> {
+        nodes
+            .iter()
+            .map(|n| {
+                format!(
+                    "{:?} {:?} {} {} {} {}",
+                    n.kind, n.attrs, n.parent, n.end, n.text_len, n.junk
+                )
+            })
+            .collect()
+    }
+
+    /// Pieces of pages around scripts and style sheets.
+    const PIECES: &[&str] = &[
+        "<script>",
+        "<script type=\"application/ld+json\">",
+        "<SCRIPT a='>'>",
+        "</script>",
+        "</script >",
+        "</scripts>",
+        "<style>",
+        "</style>",
+        "</STYLE/>",
+        "<!--",
+        "-->",
+        "<!--<script>",
+        "</script -->",
+        "x",
+        "<p>",
+        "</p>",
+        "<div>",
+        "</div>",
+        "<table>",
+        "<td>",
+        "<svg>",
+        "</svg>",
+        "<title>",
+        "</title>",
+        "<textarea>",
+        "&amp;",
+        "\r\n",
+        "\0",
+        "<",
+        "</",
+        ">",
+        "{\"a\":1}",
+        " ",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2048))]
+
+        #[test]
+        fn skipped_raw_text_makes_the_same_tree(
+            parts in proptest::collection::vec(proptest::sample::select(PIECES), 0..48)
+        ) {
+            let page = parts.concat();
+            let limits = Limits::for_len(page.len());
+            let work = Work::unbounded();
+            let (skipped, a) = parse_skipping(&page, limits, &work, true);
+            let (read, b) = parse_skipping(&page, limits, &work, false);
+            proptest::prop_assert_eq!(shape(&skipped), shape(&read));
+            proptest::prop_assert_eq!(a, b);
+        }
     }
 
     #[test]

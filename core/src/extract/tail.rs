@@ -22,7 +22,7 @@
 
 use html5ever::data::{C1_REPLACEMENTS, NAMED_ENTITIES};
 use html5ever::tokenizer::{Tag, TagKind};
-use html5ever::{local_name, LocalName};
+use html5ever::LocalName;
 
 use super::dom::Id;
 use super::guard::tag_end;
@@ -138,11 +138,7 @@ impl Tail {
             }
             i = match std::mem::replace(&mut self.raw, Raw::Markup) {
                 Raw::Skip(name) => {
-                    let end = if name == local_name!("script") {
-                        script_end(bytes, i)
-                    } else {
-                        raw_end(bytes, i, &name)
-                    };
+                    let end = raw_text_end(bytes, i, &name).and_then(|k| tag_end(bytes, k + 2));
                     match end {
                         Some(end) => end,
                         None => {
@@ -402,8 +398,19 @@ fn ends_name(b: u8) -> bool {
     matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>')
 }
 
-/// The end of the raw text of `name` (not a script) from `i`: the index
-/// after the end tag that closes it, or `None` when the page ends first.
+/// Where the raw text of element `name` that begins at `i` ends: the `<`
+/// of the end tag that closes it (by the tokenizer's states for that
+/// element's text), or `None` when the page ends first. The parse skips
+/// the text of scripts and style sheets with it (see `sink`).
+pub(super) fn raw_text_end(bytes: &[u8], i: usize, name: &str) -> Option<usize> {
+    if name == "script" {
+        script_end(bytes, i)
+    } else {
+        raw_end(bytes, i, name)
+    }
+}
+
+/// The end of the raw text of `name` (not a script) from `i`.
 fn raw_end(bytes: &[u8], mut i: usize, name: &str) -> Option<usize> {
     let name = name.as_bytes();
     loop {
@@ -416,15 +423,14 @@ fn raw_end(bytes: &[u8], mut i: usize, name: &str) -> Option<usize> {
             && bytes[i..i + letters].eq_ignore_ascii_case(name)
             && bytes.get(i + letters).is_some_and(|&b| ends_name(b))
         {
-            return tag_end(bytes, i);
+            return Some(i - 2);
         }
     }
 }
 
-/// Where a script's raw text ends from `i`, by the standard's script data
-/// states (§13.2.5.4, 13.2.5.15–31): `</script` ends it, except inside
-/// `<!--` … `-->` after a `<script` (double escaped). Returns the index
-/// after the end tag, or `None` when the page ends first.
+/// The end of a script's raw text from `i`, by the standard's script
+/// data states (§13.2.5.4, 13.2.5.15–31): `</script` ends it, except
+/// inside `<!--` … `-->` after a `<script` (double escaped).
 fn script_end(bytes: &[u8], mut i: usize) -> Option<usize> {
     #[derive(Clone, Copy, PartialEq)]
     enum S {
@@ -454,7 +460,7 @@ fn script_end(bytes: &[u8], mut i: usize) -> Option<usize> {
             (S::Data, _) => {
                 // At a `<`.
                 if bytes[i + 1..].starts_with(b"/") && is_script(i + 2).is_some() {
-                    return tag_end(bytes, i + 2);
+                    return Some(i);
                 }
                 if bytes[i + 1..].starts_with(b"!--") {
                     s = S::Escaped;
@@ -476,7 +482,7 @@ fn script_end(bytes: &[u8], mut i: usize) -> Option<usize> {
             (S::Escaped, b'<') => {
                 dashes = 0;
                 if bytes[i + 1..].starts_with(b"/") && is_script(i + 2).is_some() {
-                    return tag_end(bytes, i + 2);
+                    return Some(i);
                 }
                 if let Some(end) = is_script(i + 1) {
                     s = S::Double;
