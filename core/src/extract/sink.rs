@@ -1054,6 +1054,17 @@ mod tests {
         ">",
         "{\"a\":1}",
         " ",
+        "<template>",
+        "</template>",
+        "<noscript>",
+        "<select>",
+        "<frameset>",
+        "<math>",
+        "<iframe>",
+        "</iframe>",
+        "<head>",
+        "</head>",
+        "<body>",
     ];
 
     proptest::proptest! {
