@@ -627,8 +627,8 @@ fn is_void(name: &LocalName) -> bool {
 
 /// Whether the raw text a start tag opens is never read: a style sheet,
 /// or a script but JSON-LD (the one script extraction reads). A third of
-/// a page's bytes are script and a tenth style; the tokenizer still
-/// scans them (to find their end), but the builder and the tree are
+/// a page's bytes are script and a tenth style: the tokenizer does not
+/// read them (see [`parse_with`]), and the builder and the tree are
 /// spared the text.
 fn unread_raw_text(tag: &html5ever::tokenizer::Tag) -> bool {
     match tag.name {
@@ -836,13 +836,14 @@ impl TokenSink for Filter {
 /// What the tokenizer was given and has not read, taken out of `input`:
 /// where it begins in `html` (`html[..pos]` was given) and its pieces. The
 /// tokenizer stopped at a tag's end, where it holds nothing back: what it
-/// has not read is what is left in `input`.
+/// has not read is what is left in `input` (the tests and the fuzz
+/// targets check it; the callers stay safe without it).
 fn unread(input: &BufferQueue, html: &str, pos: usize) -> (usize, Vec<StrTendril>) {
     let mut queued = Vec::new();
     while let Some(t) = input.pop_front() {
         queued.push(t);
     }
-    let from = pos - queued.iter().map(|t| t.len()).sum::<usize>();
+    let from = pos.saturating_sub(queued.iter().map(|t| t.len()).sum::<usize>());
     debug_assert!(
         queued
             .iter()
@@ -943,8 +944,13 @@ fn parse_skipping(html: &str, limits: Limits, work: &Work, skip_raw: bool) -> (V
                                 let n = t.len().min(skipped);
                                 skipped -= n;
                                 if n < t.len() {
-                                    // OK: `n` is at most 64 KiB, a piece.
-                                    t.pop_front(u32::try_from(n).unwrap_or(u32::MAX));
+                                    // `n` is at most a piece (64 KiB) and
+                                    // ends before a `<`: the cut cannot
+                                    // fail. Were it to, the tokenizer
+                                    // would read the tendril whole.
+                                    let n = u32::try_from(n).unwrap_or(u32::MAX);
+                                    let cut = t.try_pop_front(n);
+                                    debug_assert!(cut.is_ok(), "a cut inside a character");
                                     input.push_back(t);
                                 }
                             }
@@ -973,7 +979,9 @@ fn parse_skipping(html: &str, limits: Limits, work: &Work, skip_raw: bool) -> (V
             .adjusted_current_node_present_but_not_in_html_namespace();
         if let Some(tail) = tokenizer.sink.tail.borrow_mut().as_mut() {
             // What the tokenizer was given and did not read is paid for.
-            late = !tail.read(&html[from..], pos - from, foreign, work);
+            late = !html
+                .get(from..)
+                .is_some_and(|rest| tail.read(rest, pos - from, foreign, work));
         }
     }
     tokenizer.end();
