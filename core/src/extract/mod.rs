@@ -353,6 +353,12 @@ pub(crate) fn tree_depth(html: &str) -> usize {
     depth.into_iter().max().unwrap_or(0)
 }
 
+/// Where skipping the text of scripts and style sheets gives another
+/// tree than the tokenizer reading it (see `sink::skip_differs`).
+pub(crate) fn skip_differs(html: &str, small: bool) -> Option<String> {
+    sink::skip_differs(html, small)
+}
+
 /// What parsing `html` spent against its budgets: (nodes made, work
 /// units, the budgets' nodes and work, whether the rest became text).
 /// With `small`, the budgets are the production formula without its

@@ -280,7 +280,8 @@ pub fn content_type(data: &[u8]) {
 
 /// Extraction: any bytes give text without a panic, the output is a
 /// bounded multiple of the input, the tree stays within the depth cap,
-/// and the parse's work stays within its budget scaled to the input.
+/// skipping unread script and style text leaves the tree as it is, and
+/// the parse's work stays within its budget scaled to the input.
 pub fn extraction(data: &[u8]) {
     let html = String::from_utf8_lossy(data);
     let base = Url::parse("https://a.example/").expect("a URL");
@@ -297,6 +298,14 @@ pub fn extraction(data: &[u8]) {
         );
     }
     assert!(tree_depth(&html) <= MAX_TREE_DEPTH + 8);
+    // The text of scripts and style sheets, skipped by a scan, leaves the
+    // tree the tokenizer makes reading it (with the production budgets,
+    // and with small ones, where the rest of the page becomes the tail).
+    for small in [false, true] {
+        if let Some(d) = crate::extract::skip_differs(&html, small) {
+            panic!("skipped raw text changed the tree: {d}");
+        }
+    }
     // Work, not just crashes: with the budgets scaled to the input, the
     // parse never makes more nodes or charges more work than the budget
     // plus what one token can add (a token makes at most a node per
