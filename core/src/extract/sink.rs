@@ -38,7 +38,10 @@
 //!
 //! The filter also keeps the text of scripts and style sheets from the
 //! builder (JSON-LD excepted): extraction never reads it, and it is a
-//! third of a typical page's bytes.
+//! third of a typical page's bytes. The tokenizer does not read it
+//! either: the filter stops it after such a start tag, and
+//! [`parse_with`] finds the text's end with the tail's scan and lets the
+//! tokenizer go on at the end tag.
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
