@@ -365,10 +365,7 @@ pub(crate) fn skip_differs(html: &str, small: bool) -> Option<String> {
 /// allowances for small pages (so that a fuzzer sees them at work).
 pub(crate) fn parse_spent(html: &str, small: bool) -> (usize, u64, usize, u64, bool) {
     let limits = if small {
-        sink::Limits {
-            nodes: html.len() / sink::NODE_BYTES + 64,
-            work: 8 * html.len() as u64 + 1024,
-        }
+        sink::Limits::small(html.len())
     } else {
         sink::Limits::for_len(html.len())
     };

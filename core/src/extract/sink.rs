@@ -33,8 +33,8 @@
 //! of the page's text is kept, in order, as one text node where the
 //! builder stopped (scripts, styles and titles still skipped), so the
 //! result is honest. The filter stops the tokenizer at the next tag and
-//! `tail` reads the rest in one linear scan. Attributes per tag are bounded before the tokenizer (see
-//! `guard`).
+//! `tail` reads the rest in one linear scan. Attributes per tag are
+//! bounded before the tokenizer (see `guard`).
 //!
 //! The filter also keeps the text of scripts and style sheets from the
 //! builder (JSON-LD excepted): extraction never reads it, and it is a
@@ -95,6 +95,15 @@ impl Limits {
         Limits {
             nodes: len / NODE_BYTES + 8192,
             work: 8 * len as u64 + (1 << 20),
+        }
+    }
+
+    /// [`Limits::for_len`] without its allowances for small pages, so
+    /// that a fuzzer or a property test sees the budgets run out.
+    pub fn small(len: usize) -> Limits {
+        Limits {
+            nodes: len / NODE_BYTES + 64,
+            work: 8 * len as u64 + 1024,
         }
     }
 }
@@ -863,13 +872,14 @@ fn unread(input: &BufferQueue, html: &str, pos: usize) -> (usize, Vec<StrTendril
 
 /// Where skipping unread raw text by the scan gives another tree than the
 /// tokenizer reading it (`None`: nowhere): held by a property test and by
-/// the extraction fuzz target. With `small`, the node budget is the
-/// page's length over [`NODE_BYTES`] plus 64, so that the tail is reached.
+/// the extraction fuzz target. With `small`, the budgets are
+/// [`Limits::small`], so that the tail is reached.
 pub fn skip_differs(html: &str, small: bool) -> Option<String> {
-    let mut limits = Limits::for_len(html.len());
-    if small {
-        limits.nodes = html.len() / NODE_BYTES + 64;
-    }
+    let limits = if small {
+        Limits::small(html.len())
+    } else {
+        Limits::for_len(html.len())
+    };
     let work = Work::unbounded();
     let (a, spent_a) = parse_skipping(html, limits, &work, true);
     let (b, spent_b) = parse_skipping(html, limits, &work, false);
@@ -1111,6 +1121,19 @@ mod tests {
                 proptest::prop_assert!(differs.is_none(), "{:?}", differs);
             }
         }
+    }
+
+    #[test]
+    fn skipped_raw_text_is_charged_to_the_work_meter() {
+        // Skipped without the tokenizer, a long script's text still
+        // counts: the meter stops the parse before the text after it.
+        let page = format!("<body><script>{}</script>after", "x".repeat(4 * PIECE));
+        let work = Work::new(None, None, 2 * PIECE as u64);
+        let (nodes, spent) = parse_with(&page, Limits::for_len(page.len()), &work);
+        assert!(spent.late);
+        assert!(!nodes
+            .iter()
+            .any(|n| matches!(&n.kind, Kind::Text(t) if t.contains("after"))));
     }
 
     #[test]
