@@ -13,9 +13,9 @@ use clap::Args;
 use webgate::agent::AgentOptions;
 use webgate::audit::AuditSettings;
 use webgate::fetch::Fetcher;
-use webgate::internals::net::RemappedDial;
+use webgate::internals::net::{RemappedDial, StaticResolve, TcpDial};
 use webgate::internals::search::Client;
-use webgate::net::{HickoryResolve, Resolve, StaticResolve, TcpDial, TlsSettings};
+use webgate::net::{HickoryResolve, Resolve, TlsSettings};
 use webgate::policy::{admit, DomainRules, Policy};
 use webgate::search::SearchSettings;
 

@@ -305,8 +305,8 @@ fn a_real_dns_server_that_rebinds_between_requests() {
 #[test]
 fn one_fetcher_re_resolves_every_request() {
     use webgate::fetch::Fetcher;
-    use webgate::internals::net::RemappedDial;
-    use webgate::net::{HickoryResolve, TcpDial, TlsSettings};
+    use webgate::internals::net::{RemappedDial, TcpDial};
+    use webgate::net::{HickoryResolve, TlsSettings};
     let ca = TestCa::new();
     let server = tls_server(&ca, &["again.example"], "public");
     let (dns, _) = dns_server("again.example", vec![[93, 184, 216, 34], [10, 0, 0, 7]]);

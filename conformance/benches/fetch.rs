@@ -18,7 +18,8 @@ use std::time::Instant;
 
 use webgate::fetch::Fetcher;
 use webgate::internals::net::RemappedDial;
-use webgate::net::{StaticResolve, TcpDial, TlsSettings};
+use webgate::internals::net::{StaticResolve, TcpDial};
+use webgate::net::TlsSettings;
 use webgate::policy::Policy;
 use webgate_conformance::ca::TestCa;
 use webgate_conformance::loopback::LoopbackServer;

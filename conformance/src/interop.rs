@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use webgate::fetch::Fetcher;
-use webgate::internals::net::RemappedDial;
-use webgate::net::{HickoryResolve, Resolve, StaticResolve, TcpDial, TlsSettings};
+use webgate::internals::net::{RemappedDial, StaticResolve, TcpDial};
+use webgate::net::{HickoryResolve, Resolve, TlsSettings};
 use webgate::policy::Policy;
 use webgate::tool::Outcome;
 

@@ -463,7 +463,7 @@ async fn run_agent(v: &Vector, ca: &TestCa) -> Result<Actual, String> {
         ids.push("option.redirect.reason.domain".into());
     }
     let parts = serde_json::json!({
-        "meta": reply.meta,
+        "meta": webgate::internals::agent::meta_json(&reply),
         "notes": reply.notes.iter().map(|n| n.id()).collect::<Vec<_>>(),
         "summary": reply.summary,
         "rows": reply.rows.as_ref().map(Vec::len),

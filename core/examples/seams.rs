@@ -7,13 +7,33 @@
 //!
 //! `cargo run -p webgate --example seams`
 
-use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Arc;
 
 use webgate::fetch::Fetcher;
-use webgate::net::{BoxFuture, Dial, Io, StaticResolve, TcpDial};
+use webgate::net::{BoxFuture, Dial, Io, LookupFailed, Resolve};
 use webgate::policy::VettedAddr;
+
+/// A fixed table of answers; names not in it do not exist.
+struct Table(Vec<(&'static str, IpAddr)>);
+
+impl Resolve for Table {
+    fn resolve<'a>(&'a self, host: &'a str) -> BoxFuture<'a, Result<Vec<IpAddr>, LookupFailed>> {
+        let found: Vec<IpAddr> = self
+            .0
+            .iter()
+            .filter(|(name, _)| *name == host)
+            .map(|(_, ip)| *ip)
+            .collect();
+        Box::pin(async move {
+            if found.is_empty() {
+                Err(LookupFailed::NoSuchName)
+            } else {
+                Ok(found)
+            }
+        })
+    }
+}
 
 /// Plain TCP, saying where it goes.
 struct LoggedDial;
@@ -21,7 +41,11 @@ struct LoggedDial;
 impl Dial for LoggedDial {
     fn dial(&self, addr: VettedAddr, port: u16) -> BoxFuture<'_, std::io::Result<Box<dyn Io>>> {
         eprintln!("dialling {}:{port} (vetted)", addr.ip());
-        TcpDial.dial(addr, port)
+        Box::pin(async move {
+            let stream = tokio::net::TcpStream::connect((addr.ip(), port)).await?;
+            stream.set_nodelay(true)?;
+            Ok(Box::new(stream) as Box<dyn Io>)
+        })
     }
 }
 
@@ -29,10 +53,9 @@ impl Dial for LoggedDial {
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // A name that resolves to a private address is refused however it
     // was resolved: the table is not a setting.
-    let mut table: HashMap<String, Vec<IpAddr>> = HashMap::new();
-    table.insert("intranet.example".into(), vec!["10.0.0.7".parse()?]);
+    let table = Table(vec![("intranet.example", "10.0.0.7".parse()?)]);
     let fetcher = Fetcher::builder()
-        .resolver(Arc::new(StaticResolve::new(table)))
+        .resolver(Arc::new(table))
         .dialer(Arc::new(LoggedDial))
         .build()?;
     let outcome = fetcher

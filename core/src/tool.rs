@@ -25,7 +25,7 @@ pub struct Outcome {
 
 impl Outcome {
     /// A success.
-    pub fn ok(id: &'static str, text: String) -> Self {
+    pub(crate) fn ok(id: &'static str, text: String) -> Self {
         Outcome {
             class: Class::Ok,
             kind: None,

@@ -10,8 +10,9 @@ use serde_json::json;
 use webgate::agent::{AgentOptions, ToolKind, Toolbox};
 use webgate::args::SearchArgs;
 use webgate::fetch::Fetcher;
+use webgate::internals::net::StaticResolve;
 use webgate::messages::{SearchError, SearchRow};
-use webgate::net::{BoxFuture, StaticResolve};
+use webgate::net::BoxFuture;
 use webgate::policy::Policy;
 use webgate::search::{Provider, Report, Searcher};
 

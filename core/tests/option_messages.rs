@@ -163,14 +163,13 @@ fn samples() -> Vec<(&'static str, String, String, String)> {
     let hop = HopRefusal::Rule(Refusal::Domain { host: s("{host}") });
     v.push((hop.id(), hop.to_string(), s("reason"), s("")));
     use webgate::internals::robots::Unreachable;
-    for refusal in [
-        RobotsRefusal::Disallowed,
-        RobotsRefusal::Unreachable(Unreachable::Timeout),
-    ] {
-        let e = FetchError::Robots {
+    for e in [
+        FetchError::RobotsDisallowed { url: s("{url}") },
+        FetchError::RobotsUnreachable {
             url: s("{url}"),
-            refusal,
-        };
+            why: Unreachable::Timeout,
+        },
+    ] {
         v.push((
             e.id(),
             e.to_string().replace("(timed out)", "({reason})"),

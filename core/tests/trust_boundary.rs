@@ -17,8 +17,9 @@ use webgate::args::SearchArgs;
 use webgate::fetch::Fetcher;
 use webgate::internals::agent as envelope;
 use webgate::internals::messages::{Action, EnvelopeSource, Shown, SHOWN_MAX_CHARS};
+use webgate::internals::net::StaticResolve;
 use webgate::messages::{FetchError, HopRefusal, Note, Refusal, SearchError, SearchRow};
-use webgate::net::{BoxFuture, StaticResolve};
+use webgate::net::BoxFuture;
 use webgate::policy::Policy;
 use webgate::search::{Provider, Report, Searcher};
 

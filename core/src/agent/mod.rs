@@ -111,26 +111,27 @@ impl AgentOptions {
     }
 }
 
-/// What a fetch returned, for a host's records (peer `001`'s metadata).
+/// What a fetch returned (peer `001`'s metadata). A host reads it as
+/// data through [`ToolReply::structured`], as it reads the audit record
+/// as JSON, so the fields can grow without a new API.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[non_exhaustive]
-pub struct FetchMeta {
+pub(crate) struct FetchMeta {
     /// The URL as requested.
-    pub url: String,
+    pub(crate) url: String,
     /// The final URL, after redirects.
-    pub resolved_url: String,
+    pub(crate) resolved_url: String,
     /// The page's title, when it has one.
-    pub title: Option<String>,
+    pub(crate) title: Option<String>,
     /// Where the returned text starts, in characters.
-    pub offset: usize,
+    pub(crate) offset: usize,
     /// Where to continue, when paging left text out.
-    pub next_offset: Option<usize>,
+    pub(crate) next_offset: Option<usize>,
     /// Whether anything was left out.
-    pub truncated: bool,
+    pub(crate) truncated: bool,
     /// Characters of page text returned.
-    pub returned_length: usize,
+    pub(crate) returned_length: usize,
     /// The whole page text's length in characters.
-    pub total_length: usize,
+    pub(crate) total_length: usize,
 }
 
 /// One call's answer, ready for a model and for the host.
@@ -146,8 +147,9 @@ pub struct ToolReply {
     pub model_text: String,
     /// Notes for the model (already in the envelope header when it is on).
     pub notes: Vec<Note>,
-    /// Fetch metadata, on a successful fetch.
-    pub meta: Option<FetchMeta>,
+    /// Fetch metadata, on a successful fetch (public as
+    /// [`ToolReply::structured`]).
+    pub(crate) meta: Option<FetchMeta>,
     /// Search rows, on a successful search.
     pub rows: Option<Vec<SearchRow>>,
     /// One line saying what the call did.

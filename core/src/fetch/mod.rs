@@ -377,7 +377,7 @@ mod tests {
     #[test]
     fn futures_are_send() {
         let f = Fetcher::builder()
-            .resolver(Arc::new(crate::net::StaticResolve::new(Default::default())))
+            .resolver(Arc::new(crate::net::resolve::StaticResolve::new(Default::default())))
             .build()
             .expect("fetcher");
         let args = serde_json::json!({"url": "https://example.com/"});

@@ -18,7 +18,7 @@ use crate::audit::{
     RobotsFile, RobotsVerdict,
 };
 use crate::body::{self, BodyDecoder, CapMode};
-use crate::messages::{FetchError, RobotsRefusal};
+use crate::messages::FetchError;
 use crate::net::deadline_after;
 use crate::net::http::{self, header_values};
 use crate::net::limit::Limit;
@@ -72,11 +72,6 @@ impl Fetcher {
         };
         let agent = robots::product_token(&policy.user_agent);
         let verdict = file.verdict(agent, &robots::path_of(url.as_url()));
-        let refusal = match verdict {
-            robots::Verdict::Allowed => None,
-            robots::Verdict::Disallowed => Some(RobotsRefusal::Disallowed),
-            robots::Verdict::Unreachable(u) => Some(RobotsRefusal::Unreachable(u)),
-        };
         record.verdict = match verdict {
             robots::Verdict::Allowed => RobotsVerdict::Allowed,
             robots::Verdict::Disallowed => RobotsVerdict::Disallowed,
@@ -90,11 +85,12 @@ impl Fetcher {
             "robots.txt"
         );
         audit.robots.push(record);
-        match refusal {
-            None => Ok(()),
-            Some(refusal) => Err(FetchError::Robots {
+        match verdict {
+            robots::Verdict::Allowed => Ok(()),
+            robots::Verdict::Disallowed => Err(FetchError::RobotsDisallowed { url: url.display() }),
+            robots::Verdict::Unreachable(why) => Err(FetchError::RobotsUnreachable {
                 url: url.display(),
-                refusal,
+                why,
             }),
         }
     }

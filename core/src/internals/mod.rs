@@ -5,7 +5,8 @@
 //! in any release.
 //!
 //! Everything here is a re-export of an item that lives where its concern
-//! does; this file only names what leaves the crate this way.
+//! does; this file only names what leaves the crate this way (and one
+//! accessor, for a field the API shows only as JSON).
 
 pub mod fuzzing;
 
@@ -13,6 +14,12 @@ pub mod fuzzing;
 #[cfg(feature = "agent")]
 pub mod agent {
     pub use crate::agent::envelope::{unwrap, wrap, TAG_HEX_CHARS};
+
+    /// A fetch reply's metadata with every field, `null` ones too (the
+    /// vectors read it; hosts read [`crate::agent::ToolReply::structured`]).
+    pub fn meta_json(reply: &crate::agent::ToolReply) -> serde_json::Value {
+        serde_json::to_value(&reply.meta).unwrap_or(serde_json::Value::Null)
+    }
 }
 
 /// The body pipeline (contract §7, §8).
@@ -62,11 +69,14 @@ pub mod policy {
     pub use crate::policy::admission::{admit_parsed, display_form};
 }
 
-/// The Dial the CLI's `--connect-to` builds, and the address order of
-/// connection attempts.
+/// The Resolve and the Dial behind the CLI's `--resolve` and
+/// `--connect-to` (and the tests'), the default Dial they wrap, and the
+/// address order of connection attempts.
 pub mod net {
     pub use crate::net::eyeballs::interleave;
     pub use crate::net::remap::RemappedDial;
+    pub use crate::net::resolve::StaticResolve;
+    pub use crate::net::tcp::TcpDial;
 }
 
 /// The redirect-hop rule.

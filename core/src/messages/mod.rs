@@ -255,25 +255,21 @@ pub enum FetchError {
         /// Why.
         reason: HopRefusal,
     },
-    /// The URL's robots.txt, read because the host turned that on, does
-    /// not let this agent fetch it (soft; ids in
+    /// A rule of the URL's robots.txt, read because the host turned that
+    /// on, does not let this agent fetch it (soft; ids in
     /// `vectors/option-messages.tsv`).
-    Robots {
+    RobotsDisallowed {
         /// The URL refused, display form.
         url: String,
-        /// A rule, or a file that could not be read.
-        refusal: RobotsRefusal,
     },
-}
-
-/// Why robots.txt refused a URL.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum RobotsRefusal {
-    /// A rule of the file disallows it.
-    Disallowed,
-    /// The file could not be read, which RFC 9309 reads as "disallow all".
-    Unreachable(Unreachable),
+    /// The URL's robots.txt could not be read, which RFC 9309 reads as
+    /// "disallow all" (soft).
+    RobotsUnreachable {
+        /// The URL refused, display form.
+        url: String,
+        /// Why the file could not be read.
+        why: Unreachable,
+    },
 }
 
 /// Why a robots.txt could not be read (`policy::robots` judges by it; the
@@ -315,7 +311,7 @@ impl fmt::Display for Unreachable {
 impl FetchError {
     /// The id of why a redirect was refused, when this is a refused
     /// redirect (what the audit's redirect record says).
-    pub fn redirect_reason(&self) -> Option<&'static str> {
+    pub(crate) fn redirect_reason(&self) -> Option<&'static str> {
         match self {
             FetchError::RedirectRefused { reason, .. } => Some(reason.id()),
             _ => None,
@@ -363,11 +359,8 @@ impl FetchError {
             FetchError::NetFailed { .. } => "fetch.net.failed",
             FetchError::Timeout { .. } => "fetch.net.timeout",
             FetchError::RedirectRefused { .. } => "fetch.redirect.refused",
-            FetchError::Robots {
-                refusal: RobotsRefusal::Disallowed,
-                ..
-            } => "option.fetch.robots",
-            FetchError::Robots { .. } => "option.fetch.robots_unreachable",
+            FetchError::RobotsDisallowed { .. } => "option.fetch.robots",
+            FetchError::RobotsUnreachable { .. } => "option.fetch.robots_unreachable",
         }
     }
 }
@@ -445,18 +438,12 @@ impl fmt::Display for FetchError {
                     Shown(to)
                 )
             }
-            FetchError::Robots {
-                url,
-                refusal: RobotsRefusal::Disallowed,
-            } => write!(
+            FetchError::RobotsDisallowed { url } => write!(
                 f,
                 "{} is disallowed for this agent by the site's robots.txt; try a different URL",
                 Shown(url)
             ),
-            FetchError::Robots {
-                url,
-                refusal: RobotsRefusal::Unreachable(why),
-            } => write!(
+            FetchError::RobotsUnreachable { url, why } => write!(
                 f,
                 "the robots.txt for {} could not be read ({}), and a site whose robots.txt \
                  cannot be read is treated as disallowing everything; try again later or use \
@@ -1107,8 +1094,15 @@ pub enum SetupError {
     NoInstance,
     /// No provider has this name.
     UnknownProvider(String),
-    /// A policy value is out of its range.
-    Policy(PolicyError),
+    /// A policy limit that must be at least 1 is 0 (the field's name;
+    /// [`crate::policy::Policy::validate`] checks every value).
+    PolicyZero(&'static str),
+    /// A policy duration that must be positive is zero (the field's name).
+    PolicyZeroDuration(&'static str),
+    /// The policy's User-Agent cannot be an HTTP header value.
+    PolicyUserAgent,
+    /// The policy's port list is empty.
+    PolicyNoPorts,
     /// Built on a Tokio runtime whose time driver is off: every limit
     /// needs it (`Builder::enable_all` or `enable_time`).
     NoTimer,
@@ -1158,7 +1152,14 @@ impl fmt::Display for SetupError {
                 "web_search is not offered: unknown search provider {name:?} (known: gateway, \
                  brave, searxng, tavily)"
             ),
-            SetupError::Policy(e) => write!(f, "policy: {e}"),
+            SetupError::PolicyZero(field) => write!(f, "policy: {field} must be at least 1"),
+            SetupError::PolicyZeroDuration(field) => {
+                write!(f, "policy: {field} must be longer than zero")
+            }
+            SetupError::PolicyUserAgent => f.write_str(
+                "policy: user_agent must be a valid HTTP header value (visible ASCII and spaces)",
+            ),
+            SetupError::PolicyNoPorts => f.write_str("policy: ports must name at least one port"),
             SetupError::NoCryptoProvider => f.write_str(
                 "no TLS crypto provider: give TlsSettings::crypto_provider one, or build with the ring feature",
             ),
@@ -1175,44 +1176,7 @@ impl std::error::Error for SetupError {
             SetupError::SystemDns(e) | SetupError::Resolver(e) => Some(e.as_ref()),
             SetupError::Root(e) | SetupError::Tls(e) => Some(e),
             SetupError::EndpointNotUrl { source, .. } => Some(source),
-            SetupError::Policy(e) => Some(e),
             _ => None,
         }
     }
 }
-
-impl From<PolicyError> for SetupError {
-    fn from(e: PolicyError) -> Self {
-        SetupError::Policy(e)
-    }
-}
-
-/// A [`crate::policy::Policy`] value out of its range (see
-/// [`crate::policy::Policy::validate`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum PolicyError {
-    /// A limit that must be at least 1 is 0 (the field's name).
-    Zero(&'static str),
-    /// A duration that must be positive is zero (the field's name).
-    ZeroDuration(&'static str),
-    /// The User-Agent cannot be an HTTP header value.
-    UserAgent,
-    /// The port list is empty.
-    NoPorts,
-}
-
-impl fmt::Display for PolicyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PolicyError::Zero(field) => write!(f, "{field} must be at least 1"),
-            PolicyError::ZeroDuration(field) => write!(f, "{field} must be longer than zero"),
-            PolicyError::UserAgent => f.write_str(
-                "user_agent must be a valid HTTP header value (visible ASCII and spaces)",
-            ),
-            PolicyError::NoPorts => f.write_str("ports must name at least one port"),
-        }
-    }
-}
-
-impl std::error::Error for PolicyError {}

@@ -17,19 +17,20 @@ pub(crate) mod http;
 pub(crate) mod limit;
 pub(crate) mod pool;
 pub(crate) mod remap;
-mod resolve;
+pub(crate) mod resolve;
+pub(crate) mod tcp;
 mod tls;
 
 use std::future::Future;
 use std::io;
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::pin::Pin;
 
 use tokio::io::{AsyncRead, AsyncWrite};
 
 #[cfg(feature = "hickory")]
 pub use hickory::HickoryResolve;
-pub use resolve::StaticResolve;
+pub(crate) use tcp::TcpDial;
 pub use tls::TlsSettings;
 
 use crate::policy::VettedAddr;
@@ -89,20 +90,6 @@ impl<T: AsyncRead + AsyncWrite + Send + Unpin + 'static> Io for T {}
 pub trait Dial: Send + Sync + 'static {
     /// Connects to `addr` on `port`.
     fn dial(&self, addr: VettedAddr, port: u16) -> BoxFuture<'_, io::Result<Box<dyn Io>>>;
-}
-
-/// The default Dial: a plain TCP connection to the vetted address.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct TcpDial;
-
-impl Dial for TcpDial {
-    fn dial(&self, addr: VettedAddr, port: u16) -> BoxFuture<'_, io::Result<Box<dyn Io>>> {
-        Box::pin(async move {
-            let s = tokio::net::TcpStream::connect(SocketAddr::new(addr.ip(), port)).await?;
-            s.set_nodelay(true)?;
-            Ok(Box::new(s) as Box<dyn Io>)
-        })
-    }
 }
 
 /// `now + limit`, or about thirty years from now when that does not fit in

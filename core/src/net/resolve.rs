@@ -1,5 +1,7 @@
-//! A static table of answers for operators and tests, in front of another
-//! resolver or alone.
+//! A static table of answers in front of another resolver or alone: the
+//! CLI's `--resolve` and the workspace's tests. Not part of the API (the
+//! workspace reaches it through `internals`): a vendor's pinning or test
+//! table is its own [`super::Resolve`], a few lines (`examples/seams.rs`).
 
 use std::collections::HashMap;
 use std::net::IpAddr;

@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use super::DomainRules;
-use crate::messages::PolicyError;
+use crate::messages::SetupError;
 
 /// How a page's links are shown in the markdown a fetch returns (contract
 /// §13). Plain text never shows link targets.
@@ -219,10 +219,11 @@ impl Policy {
     /// run with: limits too long to add to the clock (`Duration::MAX` for
     /// "no limit") are deadlines that never come, and every sum saturates.
     /// [`crate::fetch::FetcherBuilder::build`] and the search client check
-    /// it; a host building its own tools may call it first.
-    pub fn validate(&self) -> Result<(), PolicyError> {
+    /// it (its error is theirs: a policy out of range is a set-up error);
+    /// a host building its own tools may call it first.
+    pub fn validate(&self) -> Result<(), SetupError> {
         if self.ports.is_empty() {
-            return Err(PolicyError::NoPorts);
+            return Err(SetupError::PolicyNoPorts);
         }
         for (n, field) in [
             (self.max_chars as u64, "max_chars"),
@@ -230,7 +231,7 @@ impl Policy {
             (self.search_body_cap, "search_body_cap"),
         ] {
             if n == 0 {
-                return Err(PolicyError::Zero(field));
+                return Err(SetupError::PolicyZero(field));
             }
         }
         for (d, field) in [
@@ -241,7 +242,7 @@ impl Policy {
             (self.call_timeout.unwrap_or(Duration::MAX), "call_timeout"),
         ] {
             if d.is_zero() {
-                return Err(PolicyError::ZeroDuration(field));
+                return Err(SetupError::PolicyZeroDuration(field));
             }
         }
         // What an HTTP header value may hold (RFC 9110 field-value, without
@@ -249,7 +250,7 @@ impl Policy {
         let ua = self.user_agent.as_bytes();
         let visible = |b: &u8| *b == b'\t' || (0x20..0x7f).contains(b);
         if ua.is_empty() || !ua.iter().all(visible) {
-            return Err(PolicyError::UserAgent);
+            return Err(SetupError::PolicyUserAgent);
         }
         Ok(())
     }

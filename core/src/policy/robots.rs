@@ -405,7 +405,7 @@ impl RobotsMemo {
         }
     }
 
-    /// Keeps what was read for `origin` (up to [`MEMO_ORIGINS`] origins);
+    /// Keeps what was read for `origin` (up to `MEMO_ORIGINS` origins);
     /// calls waiting for it get it.
     pub fn put(&self, origin: &str, file: Arc<RobotsTxt>) {
         let mut files = self.files();

@@ -44,11 +44,6 @@ pub struct Report {
 }
 
 impl Report {
-    /// An empty report.
-    pub fn new() -> Self {
-        Report::default()
-    }
-
     /// Notes one exchange: its status and the body bytes received (a later
     /// exchange in the same search replaces an earlier one).
     pub fn exchange(&self, status: u16, bytes: u64) {
@@ -169,7 +164,7 @@ impl Searcher {
         if self.audit.reveal_queries {
             audit.query = Some(accepted.query.clone());
         }
-        let report = Report::new();
+        let report = Report::default();
         let result = async {
             // Every limit needs Tokio's timer: without it the call fails
             // here rather than panic in the provider.
@@ -260,7 +255,7 @@ impl Searcher {
 
     /// The typed API: checked rows, or the failure.
     pub async fn search(&self, args: &SearchArgs) -> Result<Vec<SearchRow>, SearchError> {
-        self.search_reporting(args, &Report::new()).await
+        self.search_reporting(args, &Report::default()).await
     }
 
     async fn search_reporting(
@@ -319,7 +314,7 @@ mod tests {
 
     #[test]
     fn a_later_exchange_replaces_an_earlier_one() {
-        let r = Report::new();
+        let r = Report::default();
         assert_eq!(r.last(), None);
         r.exchange(500, 3);
         r.exchange(200, 9);
