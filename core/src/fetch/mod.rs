@@ -377,7 +377,9 @@ mod tests {
     #[test]
     fn futures_are_send() {
         let f = Fetcher::builder()
-            .resolver(Arc::new(crate::net::resolve::StaticResolve::new(Default::default())))
+            .resolver(Arc::new(crate::net::resolve::StaticResolve::new(
+                Default::default(),
+            )))
             .build()
             .expect("fetcher");
         let args = serde_json::json!({"url": "https://example.com/"});
