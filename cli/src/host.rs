@@ -94,6 +94,19 @@ pub(crate) struct PolicyOptions {
     /// them by default; every request is resolved and vetted either way).
     #[arg(long)]
     pub(crate) no_connection_reuse: bool,
+    /// Keep at most N connections per host for later requests, idle
+    /// HTTP/1.1 ones and shared h2 ones (default 64; 0 keeps none). A
+    /// shared service that runs more fetches at once to one host than
+    /// this dials afresh for the rest: size it to the concurrency.
+    #[arg(long, value_name = "N")]
+    pub(crate) idle_per_host: Option<usize>,
+    /// Keep at most N connections in all (default 256; 0 keeps none).
+    #[arg(long, value_name = "N")]
+    pub(crate) idle_total: Option<usize>,
+    /// Close a kept connection idle this long, in milliseconds (default
+    /// 30000; 0 keeps none).
+    #[arg(long, value_name = "MS")]
+    pub(crate) idle_timeout_ms: Option<u64>,
     #[command(flatten)]
     pub(crate) look: LookOptions,
 }
@@ -168,6 +181,16 @@ impl PolicyOptions {
         }
         p.robots_txt = self.robots_txt;
         p.connection_reuse = !self.no_connection_reuse;
+        // Zero is a bound like any other here (keep none), so no check.
+        if let Some(n) = self.idle_per_host {
+            p.idle_per_host = n;
+        }
+        if let Some(n) = self.idle_total {
+            p.idle_total = n;
+        }
+        if let Some(ms) = self.idle_timeout_ms {
+            p.idle_timeout = std::time::Duration::from_millis(ms);
+        }
         (p.links, p.comments) = self.look.settings();
         if let Some(prefix) = &self.reader {
             // A prefix the policy would refuse could never be used: say so

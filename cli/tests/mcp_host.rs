@@ -2,7 +2,8 @@
 //! client (rmcp, not written by this project): titles and annotations,
 //! `outputSchema` and `structuredContent`, progress notifications at each
 //! phase, cancellation that closes the origin's connection and gives the
-//! budget back, and budgets that refusals do not spend.
+//! budget back, budgets that refusals do not spend, and the bounds of the
+//! kept connections as host options.
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -699,6 +700,42 @@ fn debug_logs_do_not_leak_query_strings() {
             text.contains("s3cr3t-value"),
             reveal,
             "reveal={reveal}: {text}"
+        );
+    }
+}
+
+/// The pool's bounds are host options: an `mcp` session keeps the
+/// connection of one fetch for the next to the same host (one connection
+/// for two fetches), and with `--idle-per-host 0` or `--idle-total 0`
+/// keeps none (each fetch dials).
+#[test]
+fn the_kept_connections_are_a_host_option() {
+    let plain = Script::Http(
+        CertKind::Valid,
+        Arc::new(|_: &str| {
+            page("<html><head><title>Kept</title></head><body><p>A paragraph long enough to be read as the page's text.</p></body></html>")
+        }),
+    );
+    for (extra, dials) in [
+        (&[][..], 1),
+        (&["--idle-per-host", "0"][..], 2),
+        (&["--idle-total", "0"][..], 2),
+    ] {
+        let ca = TestCa::new();
+        let server = HostileServer::start(&ca, &["a.example"], plain.clone());
+        let host = Host::new(&ca, &server, extra);
+        runtime().block_on(async {
+            let client = spawn(&host, Recorder::default()).await;
+            for _ in 0..2 {
+                let r = call(&client, json!({"url": "https://a.example/"})).await;
+                assert_eq!(r.is_error, Some(false), "{extra:?}: {r:?}");
+            }
+            client.cancel().await.unwrap();
+        });
+        assert_eq!(
+            server.connections.load(Ordering::SeqCst),
+            dials,
+            "{extra:?}"
         );
     }
 }

@@ -88,6 +88,20 @@
 //! close, and after a GOAWAY no new stream goes on it. The audit record's
 //! hop says `reused`.
 //!
+//! Sizing a shared service: the bounds
+//! ([`crate::policy::Policy::idle_per_host`], `idle_total`,
+//! `idle_timeout`; CLI `--idle-per-host`, `--idle-total`,
+//! `--idle-timeout-ms`) cap what is kept, not what is in flight. A
+//! service that runs more fetches at once to one HTTP/1.1 host than it
+//! keeps closes the rest as they come back, and the next fetches dial
+//! and handshake again: in the fetch benchmark, 1,000 fetches in flight
+//! to one host ran at about 760 a second with 64 kept and about 31,000
+//! with 1,000 kept (reqwest's pooled client, which keeps without bound,
+//! about 31,000; BENCHMARKS.md). Keep as many per host as the fetches
+//! the service runs at once to one host, and `idle_total` at least that;
+//! each kept connection holds its TLS state and buffers until it is used
+//! again or `idle_timeout` closes it.
+//!
 //! A per-call argument can only ask for less (`max_chars`). The blocked
 //! table is not a setting. A host may add domain allow and deny lists
 //! ([`crate::policy::DomainRules`]), checked on every hop.
