@@ -706,8 +706,8 @@ fn debug_logs_do_not_leak_query_strings() {
 
 /// The pool's bounds are host options: an `mcp` session keeps the
 /// connection of one fetch for the next to the same host (one connection
-/// for two fetches), and with `--idle-per-host 0` or `--idle-total 0`
-/// keeps none (each fetch dials).
+/// for two fetches), and with `--idle-per-host 0`, `--idle-total 0` or
+/// `--idle-timeout-ms 0` keeps none (each fetch dials).
 #[test]
 fn the_kept_connections_are_a_host_option() {
     let plain = Script::Http(
@@ -720,6 +720,7 @@ fn the_kept_connections_are_a_host_option() {
         (&[][..], 1),
         (&["--idle-per-host", "0"][..], 2),
         (&["--idle-total", "0"][..], 2),
+        (&["--idle-timeout-ms", "0"][..], 2),
     ] {
         let ca = TestCa::new();
         let server = HostileServer::start(&ca, &["a.example"], plain.clone());
