@@ -100,6 +100,14 @@
 //! 99.1%, titles 93.4% to 93.5%) and changes no other page; on
 //! web-classics it changes one page, a banner ("NEXT RACE - 16th March")
 //! under "Planet-F1 News - from planet-f1.com"; F1 unchanged on both.
+//! A main heading that says part of the line is the title said again,
+//! like one that says it whole: "Quickstart" under "Quickstart — Flask
+//! Documentation (3.1.x)", "Marathon Training" under "Marathon Training
+//! for All Skill Levels" (an `<h1>` whose words are a run of the line's,
+//! when the line comes from rules 3 to 5), so the text's line that says
+//! it is dropped. On WCXB dev this drops 33 such headings (documentation
+//! pages and shop categories most), F1 and titles unchanged at three
+//! places; on web-classics two ("Union" under "Union@Everything2.com").
 //! Tried and not kept: a heading that is the first segment of the
 //! `<title>` shown with the segments after it ("Functions - JavaScript",
 //! "Sudo - ArchWiki") showed 5 more titles, but carried a site's name or
@@ -545,11 +553,31 @@ fn chosen(doc: &Doc, base: &Url) -> Option<Title> {
         let parts = segments(t);
         parts.len() >= 2 && site.names(parts[0])
     };
-    let with = |line: String, tagline: bool| Title {
-        line,
-        heading: None,
-        headline: headline.clone(),
-        tagline,
+    // A main heading that says part of the line ("Quickstart" under
+    // "Quickstart — Flask Documentation (3.1.x)", "Marathon Training"
+    // under "Marathon Training for All Skill Levels") is the title said
+    // again: the text's line that says it is a repeat.
+    let part_of = |line: &str| {
+        let lw = words(line);
+        all.iter()
+            .map(|(_, h)| h)
+            .filter(|h| !site_segment(h))
+            .find(|h| {
+                let hw = words(h);
+                !hw.is_empty()
+                    && hw.len() < lw.len()
+                    && lw.windows(hw.len()).any(|w| w == hw.as_slice())
+            })
+            .cloned()
+    };
+    let with = |line: String, tagline: bool| {
+        let heading = part_of(&line);
+        Title {
+            headline: heading.is_none().then(|| headline.clone()).flatten(),
+            heading,
+            line,
+            tagline,
+        }
     };
     if let Some(og) = og {
         let t = site.strip(&og);
@@ -779,7 +807,8 @@ mod tests {
             headline("Text.", &of("Return to the Example Website")),
             None
         );
-        // The line's own words again.
+        // The line's own words again: no headline, and the text's
+        // heading that says them is the title's repeat.
         let again = title(
             &Doc::parse(
                 "<title>Affordable New Jersey Movers | Economical Low-Cost Moving Company in NJ</title>\
@@ -788,8 +817,9 @@ mod tests {
             &base,
         )
         .unwrap();
+        assert_eq!(again.headline, None);
         assert_eq!(
-            again.headline.as_deref(),
+            again.heading.as_deref(),
             Some("Affordable New Jersey Movers")
         );
         assert_eq!(headline("Text.", &again), None);
@@ -828,6 +858,28 @@ mod tests {
         )
         .unwrap();
         assert_eq!(headline("Text.", &two), None);
+    }
+
+    #[test]
+    fn a_heading_that_says_part_of_the_line_is_its_repeat() {
+        let base = Url::parse("https://flask.example.org/en/stable/quickstart/").unwrap();
+        let page = "<title>Quickstart — Flask Documentation (3.1.x)</title>\
+                    <h1>Quickstart<a href=\"#quickstart\">¶</a></h1><p>Eager to get started?</p>";
+        let t = title(&Doc::parse(page), &base).unwrap();
+        assert_eq!(t.line, "Quickstart — Flask Documentation (3.1.x)");
+        assert_eq!(t.heading.as_deref(), Some("Quickstart"));
+        assert_eq!(
+            drop_repeat("# Quickstart¶\n\nEager to get started?".into(), &t),
+            "Eager to get started?"
+        );
+        // A heading with words of its own is not part of the line: it
+        // stays, and follows the line as the headline when it is not in
+        // the text's first lines.
+        let page = "<title>Marathon Training for All Skill Levels</title>\
+                    <h1>Marathon Training Programs</h1><p>Text.</p>";
+        let t = title(&Doc::parse(page), &base).unwrap();
+        assert_eq!(t.heading, None);
+        assert_eq!(headline("Text.", &t), Some("Marathon Training Programs"));
     }
 
     #[test]
