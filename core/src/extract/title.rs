@@ -393,8 +393,8 @@ fn headings(doc: &Doc, base: &Url) -> Vec<(Id, String)> {
 pub struct Title {
     /// What the first line says.
     pub line: String,
-    /// The `<h1>` that is the title, when one is: a line of the text that
-    /// says its words is the title said again.
+    /// The `<h1>` that is the title or says part of it, when one is: a
+    /// line of the text that says its words is the title said again.
     pub heading: Option<String>,
     /// The page's headline when the line is not it: its one `<h1>`,
     /// worded apart from what the page calls itself.
@@ -590,8 +590,11 @@ fn chosen(doc: &Doc, base: &Url) -> Option<Title> {
     {
         return Some(with(one_line(&h), false));
     }
-    if let Some(t) = page_title.as_deref().filter(|t| !site.strip(t).is_empty()) {
-        return Some(with(site.strip(t), site_led(t)));
+    if let Some(t) = page_title.as_deref() {
+        let line = site.strip(t);
+        if !line.is_empty() {
+            return Some(with(line, site_led(t)));
+        }
     }
     // A page that names itself nowhere (no `<title>`, as pages saved
     // without their head are): its one headline is its title.
