@@ -168,6 +168,12 @@ fn words(s: &str) -> Vec<String> {
         .collect()
 }
 
+/// Whether `part` is a run of `whole`'s words, and fewer of them ("Marathon
+/// Training" in "Marathon Training for All Skill Levels").
+fn part_of(part: &[String], whole: &[String]) -> bool {
+    !part.is_empty() && part.len() < whole.len() && whole.windows(part.len()).any(|w| w == part)
+}
+
 /// The share of `a`'s distinct words found in `b`.
 fn coverage(a: &[String], b: &[String]) -> f64 {
     let mut distinct: Vec<&String> = a.iter().collect();
@@ -440,11 +446,7 @@ fn titled(doc: &Doc, base: &Url) -> Option<Title> {
     if !home || whole.is_empty() || whole.chars().count() > TITLE_LINE {
         return Some(chosen);
     }
-    let (line, all) = (words(&chosen.line), words(&whole));
-    let run = !line.is_empty()
-        && line.len() < all.len()
-        && all.windows(line.len()).any(|w| w == line.as_slice());
-    if !run {
+    if !part_of(&words(&chosen.line), &words(&whole)) {
         return Some(chosen);
     }
     // The text's heading that said the shorter line is still its repeat;
@@ -557,23 +559,22 @@ fn chosen(doc: &Doc, base: &Url) -> Option<Title> {
     // "Quickstart — Flask Documentation (3.1.x)", "Marathon Training"
     // under "Marathon Training for All Skill Levels") is the title said
     // again: the text's line that says it is a repeat.
-    let part_of = |line: &str| {
+    let says_part = |line: &str| {
         let lw = words(line);
         all.iter()
             .map(|(_, h)| h)
             .filter(|h| !site_segment(h))
-            .find(|h| {
-                let hw = words(h);
-                !hw.is_empty()
-                    && hw.len() < lw.len()
-                    && lw.windows(hw.len()).any(|w| w == hw.as_slice())
-            })
+            .find(|h| part_of(&words(h), &lw))
             .cloned()
     };
     let with = |line: String, tagline: bool| {
-        let heading = part_of(&line);
+        let heading = says_part(&line);
         Title {
-            headline: heading.is_none().then(|| headline.clone()).flatten(),
+            headline: if heading.is_some() {
+                None
+            } else {
+                headline.clone()
+            },
             heading,
             line,
             tagline,
