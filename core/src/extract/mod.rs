@@ -14,6 +14,7 @@ mod comments;
 mod dom;
 mod features;
 mod guard;
+mod lead;
 mod lexicon;
 mod links;
 mod model;
@@ -157,7 +158,40 @@ fn comments_heading(style: Style) -> &'static str {
 fn extract_metered(html: &str, base: &Url, options: &Options, work: &Work) -> Page {
     let (raw, style) = (options.raw, options.style);
     let (doc, late) = dom::Doc::parse_within(html, work);
-    let title = title::title(&doc, base);
+    // What extraction chooses, before the title: the heading that leads
+    // the chosen content may be the page's headline (see `lead`).
+    let rules = (!raw).then(|| prune::Pruner::new(&doc));
+    let choice = rules
+        .as_ref()
+        .map(|rules| match select::choose(&doc, base, rules) {
+            select::Choice::Article { root, comments } => (root, comments, true, Vec::new()),
+            select::Choice::Other {
+                root,
+                dropped,
+                comments,
+            } => (root, comments, false, dropped),
+        });
+    let mut under = vec![false; if raw { 0 } else { doc.nodes.len() }];
+    if let Some((_, comments, _, _)) = &choice {
+        for &c in &comments.inside {
+            under[c] = true;
+        }
+    }
+    let drops = |id: dom::Id| match (&choice, &rules) {
+        (Some((_, _, article, dropped)), Some(rules)) => {
+            under[id]
+                || if *article {
+                    rules.drops(id)
+                } else {
+                    dropped[id]
+                }
+        }
+        _ => false,
+    };
+    let lead = choice
+        .as_ref()
+        .and_then(|(root, ..)| lead::lead(&doc, *root, Some(&drops), base));
+    let title = title::title(&doc, base, lead.as_deref());
     // The text starts with the title, said once (see `title`).
     let titled = |text: String| match &title {
         Some(t) => {
@@ -265,28 +299,8 @@ fn extract_metered(html: &str, base: &Url, options: &Options, work: &Work) -> Pa
         ..r
     };
     let body = doc.body();
-    if !raw {
-        let rules = prune::Pruner::new(&doc);
-        let (root, comments, article, dropped) = match select::choose(&doc, base, &rules) {
-            select::Choice::Article { root, comments } => (root, comments, true, Vec::new()),
-            select::Choice::Other {
-                root,
-                dropped,
-                comments,
-            } => (root, comments, false, dropped),
-        };
-        let mut under = vec![false; doc.nodes.len()];
-        for &c in &comments.inside {
-            under[c] = true;
-        }
-        let drops = |id: dom::Id| {
-            under[id]
-                || if article {
-                    rules.drops(id)
-                } else {
-                    dropped[id]
-                }
-        };
+    if let Some((root, comments, article, _)) = &choice {
+        let (root, article) = (*root, *article);
         let mut r = render_as(&[root], Some(&drops), article || raw);
         let chosen = [root];
         let mut parts: Vec<(&[dom::Id], render::Drops)> = vec![(&chosen, Some(&drops))];
