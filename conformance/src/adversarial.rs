@@ -446,6 +446,24 @@ pub fn families() -> Vec<Family> {
             },
         },
         Family {
+            // What the heading that leads the content reads: every
+            // heading above the story, and the story's first nodes
+            // (empty ones here) for a word in common.
+            name: "headlines over stories of empty elements",
+            page: |n| {
+                fill(
+                    "<body>",
+                    "<h2>Council approves the harbour bridge</h2><p>By A. Writer</p>\
+                     <div class=story>\
+                     <span></span><span></span><span></span><span></span><span></span>\
+                     <span></span><span></span><span></span><span></span><span></span>\
+                     <p>Short line.</p></div>",
+                    "",
+                    n,
+                )
+            },
+        },
+        Family {
             name: "forms and noscript blocks",
             page: |n| {
                 fill(
