@@ -43,9 +43,9 @@
 //! F1 summed -0.003 for one headline more: not kept.
 //!
 //! One pass over the nodes before the content's first text; for each of
-//! at most [`NEAR`] + 1 headings, its own nodes and the story's first
-//! [`BODY_CHARS`] bytes of at most [`BODY_NODES`] nodes: linear in the
-//! page.
+//! at most [`NEAR`] headings above the story, or two at its start, its
+//! own nodes and the story's first [`BODY_CHARS`] bytes of at most
+//! [`BODY_NODES`] nodes: linear in the page.
 
 use url::Url;
 
