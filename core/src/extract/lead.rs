@@ -49,9 +49,9 @@
 
 use url::Url;
 
-use super::dom::{Doc, Id, Kind};
+use super::dom::{Doc, Id, Kind, Node};
 use super::render::Drops;
-use super::title::{heading_text, linked, words, KIN_CHARS};
+use super::title::{heading_text, linked, words, HEADING_CHARS, KIN_CHARS};
 
 /// The most visible text between the headline and the content's first
 /// text: a byline, a date, a caption, a share bar's words.
@@ -66,9 +66,6 @@ const MIN_WORDS: usize = 3;
 /// The shortest headline (characters of text): a tool's label ("E-mail",
 /// "A", "Latest News") is not one, and is passed over.
 const MIN_CHARS: usize = 12;
-
-/// The longest headline (characters of text).
-const MAX_CHARS: usize = 300;
 
 /// How much of the content's text (bytes) is read for a word the
 /// headline shares with it.
@@ -119,7 +116,7 @@ fn headline(
     drops: Drops,
     base: &Url,
 ) -> Option<String> {
-    if !(MIN_CHARS..=MAX_CHARS).contains(&doc.nodes[id].text_len) || linked(doc, id, base) {
+    if !(MIN_CHARS..=HEADING_CHARS).contains(&doc.nodes[id].text_len) || linked(doc, id, base) {
         return None;
     }
     let text = heading_text(doc, id, base, shown);
@@ -142,7 +139,9 @@ fn before(doc: &Doc, first: Id) -> Vec<Id> {
         // A heading's own nodes are read on: a block named as the
         // headline may hold the `<h1>` and the date beside it, and the
         // `<h1>` is nearer.
-        if doc.end(id) <= first && (MIN_CHARS..=MAX_CHARS).contains(&n.text_len) && headed(doc, id)
+        if doc.end(id) <= first
+            && (MIN_CHARS..=HEADING_CHARS).contains(&n.text_len)
+            && headed(doc, id)
         {
             if near.len() == NEAR {
                 near.remove(0);
@@ -239,7 +238,7 @@ fn next_heading(doc: &Doc, from: Id, end: Id, drops: Drops) -> Option<Id> {
             id = doc.end(id);
             continue;
         }
-        if matches!(n.tag(), Some("h1" | "h2" | "h3")) {
+        if is_heading(n) {
             return Some(id);
         }
         if matches!(n.kind, Kind::Text(_)) {
@@ -250,11 +249,17 @@ fn next_heading(doc: &Doc, from: Id, end: Id, drops: Drops) -> Option<Id> {
     None
 }
 
+/// Whether the node is an `<h1>` to `<h3>`: the levels a headline is set
+/// in (an `<h4>` as well measured worse, see the module header).
+fn is_heading(n: &Node) -> bool {
+    matches!(n.tag(), Some("h1" | "h2" | "h3"))
+}
+
 /// The `<h1>` to `<h3>` the text node `id` is in.
 fn heading_of(doc: &Doc, id: Id) -> Option<Id> {
     let mut at = doc.parent(id);
     while let Some(p) = at {
-        if matches!(doc.nodes[p].tag(), Some("h1" | "h2" | "h3")) {
+        if is_heading(&doc.nodes[p]) {
             return Some(p);
         }
         at = doc.parent(p);
@@ -266,7 +271,7 @@ fn heading_of(doc: &Doc, id: Id) -> Option<Id> {
 /// as a headline or a title by its class or id (not a subtitle).
 fn headed(doc: &Doc, id: Id) -> bool {
     let n = &doc.nodes[id];
-    if matches!(n.tag(), Some("h1" | "h2" | "h3")) {
+    if is_heading(n) {
         return true;
     }
     if n.tag().is_none() {

@@ -166,7 +166,7 @@ const MAX_HEADINGS: usize = 8;
 
 /// The longest `<h1>` that may be the title (characters of text): a
 /// heading longer than a paragraph is not a headline.
-const HEADING_CHARS: usize = 300;
+pub(super) const HEADING_CHARS: usize = 300;
 
 /// How many words a title segment may add to the main heading and be
 /// shown in its place: the heading's words said whole ("8 Recent Trends
