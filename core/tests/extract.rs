@@ -259,6 +259,39 @@ fn tracking_parameters_leave_every_url_shown() {
     }
 }
 
+/// A visitor's session leaves every URL shown, by its name in the query
+/// (any case) and in Java's path form; names that are also a page's own
+/// parameters, or an image's signature, stay.
+#[test]
+fn sessions_leave_every_url_shown() {
+    for key in webgate::extract::SESSION_PARAMETERS {
+        for key in [key.to_string(), key.to_ascii_uppercase()] {
+            let html = format!("<p><a href='/x?a=1&amp;{key}=0A1B2C3D4E5F&amp;b=2'>x</a></p>");
+            assert_eq!(md(&html, true), "[x](https://a.example/x?a=1&b=2)", "{key}");
+        }
+    }
+    for (href, shown) in [
+        (
+            "/shop/cart.do;jsessionid=0A1B2C3D4E5F?item=4",
+            "/shop/cart.do?item=4",
+        ),
+        ("/app;JSESSIONID=0A1B;v=2/list", "/app/list"),
+        ("/app;version=2", "/app;version=2"),
+        ("/story?sid=46", "/story?sid=46"),
+        (
+            "/pic.jpg?w=100&s=561345912104bf6f3e6358e5858672c1",
+            "/pic.jpg?w=100&s=561345912104bf6f3e6358e5858672c1",
+        ),
+    ] {
+        let html = format!("<p><a href='{href}'>x</a></p>");
+        assert_eq!(
+            md(&html, true),
+            format!("[x](https://a.example{shown})"),
+            "{href}"
+        );
+    }
+}
+
 /// Text a reader never sees as such: escaped markup in a `<noscript>`,
 /// soft hyphens; and text it does: MathML's tokens, a formula image's alt.
 #[test]

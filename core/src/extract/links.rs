@@ -3,7 +3,8 @@
 //! A model reads every byte of a URL and may fetch it, so a target is
 //! shown absolute (it resolves against the page), without the query
 //! parameters that only say who sent the reader ([`TRACKING_PARAMETERS`],
-//! a documented list), with other scripts' letters as themselves
+//! a documented list) or which visitor is reading ([`SESSION_PARAMETERS`]:
+//! the session the fetch itself was given), with other scripts' letters as themselves
 //! (`/wiki/München`), and not at all where nothing can be followed
 //! (`javascript:`, a fragment of this same page, a target far longer
 //! than what was written). The renderer decides where a target shows
@@ -96,41 +97,90 @@ pub const TRACKING_PARAMETERS: &[&str] = &[
     "trackingid",
 ];
 
-/// Whether a query parameter named `key` (as written) is a tracking
-/// parameter ([`TRACKING_PARAMETERS`]).
-fn is_tracking(key: &str) -> bool {
-    let key = key.to_ascii_lowercase();
+/// Query parameters that carry a visitor's session, by name: PHP's
+/// `PHPSESSID`, Java's `jsessionid`, osCommerce's `osCsid`, Zen Cart's
+/// `zenid`, ColdFusion's `CFID` and `CFTOKEN` (names compared without
+/// case). A site that keeps its session in the URL (older shops and
+/// forums do, for a visitor without cookies, as a fetcher is) writes it
+/// into every link: the session this fetch was given, meaningless to
+/// anyone else, and a run of random tokens in every target. Java's
+/// path form (`/cart.do;jsessionid=…`) goes too. Only names that mean
+/// nothing else: `sid` and `s` are phpBB's and vBulletin's sessions but
+/// also a story's id (`?sid=46`), a search (`?s=books`) and an image
+/// CDN's signature (`?s=5613…`, without which the image is refused), so
+/// they stay.
+pub const SESSION_PARAMETERS: &[&str] = &[
+    "phpsessid",
+    "jsessionid",
+    "oscsid",
+    "zenid",
+    "cfid",
+    "cftoken",
+];
+
+/// Whether a query parameter `key=value` (as written) says who visits
+/// rather than what the page is: a tracking parameter
+/// ([`TRACKING_PARAMETERS`]) or a session ([`SESSION_PARAMETERS`]).
+fn is_visitor(param: &str) -> bool {
+    let key = param.split('=').next().unwrap_or("").to_ascii_lowercase();
     TRACKING_PARAMETERS
         .iter()
         .any(|t| match t.strip_suffix('*') {
             Some(prefix) => key.starts_with(prefix),
             None => *t == key,
         })
+        || SESSION_PARAMETERS.contains(&key.as_str())
 }
 
-/// `u` without its tracking parameters; the others stay as written, in
-/// order.
-pub(super) fn without_tracking(mut u: Url) -> Url {
+/// `u` without the query parameters that say who visits rather than
+/// what the page is ([`is_visitor`]) and without a session in its path
+/// (`;jsessionid=…`); the other parameters stay as written, in order.
+pub(super) fn without_visitor(mut u: Url) -> Url {
+    without_path_session(&mut u);
     let Some(query) = u.query() else {
         return u;
     };
-    if !query
-        .split('&')
-        .any(|p| is_tracking(p.split('=').next().unwrap_or("")))
-    {
+    if !query.split('&').any(is_visitor) {
         return u;
     }
     let kept: Vec<&str> = query
         .split('&')
-        .filter(|p| !p.is_empty() && !is_tracking(p.split('=').next().unwrap_or("")))
+        .filter(|p| !p.is_empty() && !is_visitor(p))
         .collect();
     let kept = kept.join("&");
     u.set_query((!kept.is_empty()).then_some(kept.as_str()));
     u
 }
 
+/// `u` without Java's session path parameter (`/a/cart.do;jsessionid=…`
+/// up to the next `/`), wherever it is in the path.
+fn without_path_session(u: &mut Url) {
+    const MARK: &str = ";jsessionid=";
+    let path = u.path();
+    if !path
+        .as_bytes()
+        .windows(MARK.len())
+        .any(|w| w.eq_ignore_ascii_case(MARK.as_bytes()))
+    {
+        return;
+    }
+    let mut out = String::with_capacity(path.len());
+    for (i, segment) in path.split('/').enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        let low = segment.to_ascii_lowercase();
+        match low.find(MARK) {
+            // The session and any parameter after it in the segment.
+            Some(at) => out.push_str(&segment[..at]),
+            None => out.push_str(segment),
+        }
+    }
+    u.set_path(&out);
+}
+
 /// Where a link or image points, as shown: absolute, without tracking
-/// parameters, its letters readable ([`readable`]); `None` (the text
+/// or session parameters, its letters readable ([`readable`]); `None` (the text
 /// alone is shown) for what a reader cannot follow or need not:
 /// `javascript:` and other schemes, a fragment of this same page, a
 /// target far longer than what was written.
@@ -150,7 +200,7 @@ pub(super) fn link_target(base: &Url, href: &str) -> Option<String> {
     {
         return None;
     }
-    Some(readable(without_tracking(u).to_string()))
+    Some(readable(without_visitor(u).to_string()))
 }
 
 /// `url` with the letters and digits of other scripts that its path,

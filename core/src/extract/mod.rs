@@ -47,7 +47,7 @@ use work::Work;
 use crate::messages::Extraction;
 
 use crate::policy::{Comments, Links};
-pub use links::TRACKING_PARAMETERS;
+pub use links::{SESSION_PARAMETERS, TRACKING_PARAMETERS};
 pub use render::Style;
 
 /// An article shorter than this (bytes, after trimming) is not trusted:

@@ -509,8 +509,9 @@ fn titled(doc: &Doc, base: &Url, lead: Option<&str>) -> Option<Title> {
     // line chosen is a run of its words ("BetterHelp | Professional
     // Therapy With A Licensed Therapist", not its second half).
     // (A shop's home page reached from a search result carries
-    // `?srsltid=…`: tracking parameters do not make it another page.)
-    let page = links::without_tracking(base.clone());
+    // `?srsltid=…`: tracking parameters do not make it another page,
+    // nor does a session.)
+    let page = links::without_visitor(base.clone());
     let home = page.path() == "/" && page.query().is_none();
     let whole = one_line(&doc.title);
     if !home || whole.is_empty() || whole.chars().count() > TITLE_LINE {
