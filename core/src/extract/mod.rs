@@ -25,6 +25,7 @@ mod prune;
 mod readability;
 mod render;
 mod repeats;
+mod rows;
 mod select;
 mod signals;
 mod sink;
@@ -172,10 +173,12 @@ fn extract_metered(html: &str, base: &Url, options: &Options, work: &Work) -> Pa
             } => (root, comments, false, dropped),
         });
     let mut under = vec![false; if raw { 0 } else { doc.nodes.len() }];
-    if let Some((_, comments, _, _)) = &choice {
+    if let Some((root, comments, _, _)) = &choice {
         for &c in &comments.inside {
             under[c] = true;
         }
+        // A site's menu set as one line of links and bars (`rows`).
+        rows::mark(&doc, *root, &mut under);
     }
     let drops = |id: dom::Id| match (&choice, &rules) {
         (Some((_, _, article, dropped)), Some(rules)) => {
