@@ -20,6 +20,7 @@ mod links;
 mod model;
 mod model_data;
 mod mojibake;
+mod notice;
 mod parse;
 mod prune;
 mod readability;
@@ -177,8 +178,10 @@ fn extract_metered(html: &str, base: &Url, options: &Options, work: &Work) -> Pa
         for &c in &comments.inside {
             under[c] = true;
         }
-        // A site's menu set as one line of links and bars (`rows`).
+        // A site's menu set as one line of links and bars (`rows`), and
+        // its copyright notice (`notice`).
         rows::mark(&doc, *root, &mut under);
+        notice::mark(&doc, *root, &mut under);
     }
     let drops = |id: dom::Id| match (&choice, &rules) {
         (Some((_, _, article, dropped)), Some(rules)) => {
