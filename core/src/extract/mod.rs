@@ -10,6 +10,7 @@
 //! **Architecture Invariant:** every walk over the tree is iterative; a
 //! page nested 100,000 levels deep cannot overflow the stack.
 
+mod backlinks;
 mod comments;
 mod dom;
 mod features;
@@ -178,9 +179,11 @@ fn extract_metered(html: &str, base: &Url, options: &Options, work: &Work) -> Pa
         for &c in &comments.inside {
             under[c] = true;
         }
-        // A site's menu set as one line of links and bars (`rows`), and
-        // its copyright notice (`notice`).
+        // A site's menu set as one line of links and bars (`rows`), its
+        // links back up the page (`backlinks`) and its copyright notice
+        // (`notice`).
         rows::mark(&doc, *root, &mut under);
+        backlinks::mark(&doc, *root, &mut under);
         notice::mark(&doc, *root, &mut under);
     }
     let drops = |id: dom::Id| match (&choice, &rules) {
