@@ -131,6 +131,7 @@ pub fn is_ad_label(text: &str) -> bool {
             | "ad"
             | "ads"
             | "sponsored"
+            | "sponsored links"
             | "anzeige"
             | "werbung"
             | "publicité"
@@ -247,4 +248,32 @@ pub fn date_words(text: &str) -> (usize, usize) {
         dates += 1;
     }
     (dates, rest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An ad slot's label, folded as the pruner folds it, in the page's
+    /// language or with its punctuation; not words that only begin so.
+    #[test]
+    fn ad_labels() {
+        for label in [
+            "advertisement",
+            "- advertisement -",
+            "sponsored links",
+            "anzeige",
+            "広告",
+        ] {
+            assert!(is_ad_label(label), "{label}");
+        }
+        for text in [
+            "advertising",
+            "sponsored by the city",
+            "ads and more",
+            "linked",
+        ] {
+            assert!(!is_ad_label(text), "{text}");
+        }
+    }
 }
