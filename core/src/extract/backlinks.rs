@@ -17,8 +17,9 @@
 //! Measured against the text before this rule: on web-classics 29 pages
 //! change, F1 summed +0.066, on WCXB dev 8 (forum threads' "Top" under
 //! each post among them), +0.068, none down on either; the 181 news pages
-//! none. Taking a bare `#` too gained more on both (+0.17, +0.12) but cut
-//! a book's title linked to nothing out of a sentence's citation.
+//! none. Taking a bare `#` too gained more on both (+0.15, +0.12) but
+//! took the labels of a page's script buttons ("Location" in each row of
+//! a table of golf courses), which its reference keeps.
 //!
 //! Two passes: the page's links read once, then, only when one could be
 //! a link back up, the names of the page's elements in order, up to the
@@ -32,9 +33,9 @@ use super::lexicon::is_block;
 /// The longest text of a link back up (characters).
 const BACK_CHARS: usize = 40;
 
-/// Marks in `rows` (one flag per node of `doc`) every link back up the
+/// Marks in `marked` (one flag per node of `doc`) every link back up the
 /// page under `root` (see the module header).
-pub fn mark(doc: &Doc, root: Id, rows: &mut [bool]) {
+pub fn mark(doc: &Doc, root: Id, marked: &mut [bool]) {
     let end = doc.end(root);
     let mut candidates: Vec<(Id, &str)> = Vec::new();
     for id in root..end {
@@ -83,7 +84,7 @@ pub fn mark(doc: &Doc, root: Id, rows: &mut [bool]) {
         };
         if id == link {
             if fragment.eq_ignore_ascii_case("top") || named.contains(fragment) {
-                rows[id] = true;
+                marked[id] = true;
             }
             next.next();
         }

@@ -174,21 +174,24 @@ fn extract_metered(html: &str, base: &Url, options: &Options, work: &Work) -> Pa
                 comments,
             } => (root, comments, false, dropped),
         });
-    let mut under = vec![false; if raw { 0 } else { doc.nodes.len() }];
+    // What is left out of the chosen content whichever way it was
+    // chosen: reader comments inside it, and the page's furniture that
+    // sits in its text.
+    let mut left_out = vec![false; if raw { 0 } else { doc.nodes.len() }];
     if let Some((root, comments, _, _)) = &choice {
         for &c in &comments.inside {
-            under[c] = true;
+            left_out[c] = true;
         }
         // A site's menu set as one line of links and bars (`rows`), its
         // links back up the page (`backlinks`) and its copyright notice
         // (`notice`).
-        rows::mark(&doc, *root, &mut under);
-        backlinks::mark(&doc, *root, &mut under);
-        notice::mark(&doc, *root, &mut under);
+        rows::mark(&doc, *root, &mut left_out);
+        backlinks::mark(&doc, *root, &mut left_out);
+        notice::mark(&doc, *root, &mut left_out);
     }
     let drops = |id: dom::Id| match (&choice, &rules) {
         (Some((_, _, article, dropped)), Some(rules)) => {
-            under[id]
+            left_out[id]
                 || if *article {
                     rules.drops(id)
                 } else {

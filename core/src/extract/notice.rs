@@ -84,9 +84,9 @@ fn short_text(doc: &Doc, id: Id) -> Option<String> {
     Some(out)
 }
 
-/// Marks in `rows` (one flag per node of `doc`) every copyright notice
+/// Marks in `marked` (one flag per node of `doc`) every copyright notice
 /// under `root` (see the module header).
-pub fn mark(doc: &Doc, root: Id, rows: &mut [bool]) {
+pub fn mark(doc: &Doc, root: Id, marked: &mut [bool]) {
     let end = doc.end(root);
     let mut id = root + 1;
     while id < end {
@@ -100,7 +100,7 @@ pub fn mark(doc: &Doc, root: Id, rows: &mut [bool]) {
             continue;
         }
         if short_text(doc, id).is_some_and(|t| is_notice(&t)) {
-            rows[id] = true;
+            marked[id] = true;
         }
         id = doc.end(id).max(id + 1);
     }
