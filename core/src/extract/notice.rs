@@ -60,6 +60,9 @@ fn is_notice(text: &str) -> bool {
 /// short enough to be a notice.
 fn short_text(doc: &Doc, id: Id) -> Option<String> {
     let mut out = String::new();
+    // Characters written so far (counted as they go: a block of many
+    // small texts is not counted over again for each).
+    let mut chars = 0;
     let mut i = id;
     let end = doc.end(id);
     while i < end {
@@ -72,11 +75,13 @@ fn short_text(doc: &Doc, id: Id) -> Option<String> {
             for w in t.split_whitespace() {
                 if !out.is_empty() {
                     out.push(' ');
+                    chars += 1;
+                }
+                chars += w.chars().count();
+                if chars > NOTICE_CHARS {
+                    return None;
                 }
                 out.push_str(&w.to_lowercase());
-            }
-            if out.chars().count() > NOTICE_CHARS {
-                return None;
             }
         }
         i += 1;

@@ -71,16 +71,28 @@ impl Line {
 pub fn mark(doc: &Doc, root: Id, rows: &mut [bool]) {
     let end = doc.end(root);
     let mut line = Line::default();
-    for parent in root..end {
-        if doc.nodes[parent].junk || doc.nodes[parent].tag().is_none() {
+    let mut parent = root;
+    while parent < end {
+        let this = parent;
+        // What is never shown is passed over whole.
+        parent = if doc.nodes[this].junk {
+            doc.end(this).max(this + 1)
+        } else {
+            this + 1
+        };
+        if doc.nodes[this].junk || doc.nodes[this].tag().is_none() {
             continue;
         }
+        let parent = this;
         for c in doc.children(parent) {
             let node = &doc.nodes[c];
             if node.junk {
                 continue;
             }
             match &node.kind {
+                // Once a line has more than a label's worth of words it is
+                // no row: its texts are passed over, not read.
+                Kind::Text(_) if line.other > LABEL_CHARS => {}
                 Kind::Text(t) => {
                     line.members.push(c);
                     for ch in t.chars().filter(|ch| !ch.is_whitespace()) {
@@ -88,6 +100,9 @@ pub fn mark(doc: &Doc, root: Id, rows: &mut [bool]) {
                             line.bars += 1;
                         } else {
                             line.other += 1;
+                            if line.other > LABEL_CHARS {
+                                break;
+                            }
                         }
                     }
                 }
@@ -95,6 +110,9 @@ pub fn mark(doc: &Doc, root: Id, rows: &mut [bool]) {
                     let tag = node.tag().unwrap_or("");
                     if is_block(tag) || tag == "br" {
                         line.end(rows);
+                        continue;
+                    }
+                    if line.other > LABEL_CHARS {
                         continue;
                     }
                     line.members.push(c);
