@@ -142,7 +142,6 @@ mod tests {
     /// between them, in either style.
     #[test]
     fn extraction_leaves_links_back_up_out() {
-        use crate::extract::{extract, Options, Style};
         let section =
             "Words of a section, told at length so that it is the page's text. ".repeat(6);
         let html = format!(
@@ -151,9 +150,7 @@ mod tests {
              <h2>Stoves</h2><p>{section}</p><p><a href=#top>Back to top</a></p>\
              </article></body></html>"
         );
-        let base = url::Url::parse("https://a.example/guide").unwrap();
-        for style in [Style::Plain, Style::Markdown] {
-            let text = extract(&html, &base, &Options::new(false, style)).text;
+        for text in crate::extract::printed(&html, "https://a.example/guide") {
             assert!(text.contains("Stoves"), "{text}");
             assert!(!text.contains("Back to top"), "{text}");
         }

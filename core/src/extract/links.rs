@@ -3,11 +3,11 @@
 //! A model reads every byte of a URL and may fetch it, so a target is
 //! shown absolute (it resolves against the page), without the query
 //! parameters that only say who sent the reader ([`TRACKING_PARAMETERS`],
-//! a documented list) or which visitor is reading ([`SESSION_PARAMETERS`]:
-//! the session the fetch itself was given), with other scripts' letters as themselves
-//! (`/wiki/München`), and not at all where nothing can be followed
-//! (`javascript:`, a fragment of this same page, a target far longer
-//! than what was written). The renderer decides where a target shows
+//! a documented list) or which visitor is reading
+//! ([`SESSION_PARAMETERS`]: the session the fetch itself was given), with
+//! other scripts' letters as themselves (`/wiki/München`), and not at
+//! all where nothing can be followed (`javascript:`, a fragment of this
+//! same page, a target far longer than what was written). The renderer decides where a target shows
 //! (each once, a card's one link); this file decides what it says.
 
 use url::Url;
@@ -156,32 +156,27 @@ pub(super) fn without_visitor(mut u: Url) -> Url {
 /// up to the next `/`), wherever it is in the path.
 fn without_path_session(u: &mut Url) {
     const MARK: &str = ";jsessionid=";
-    let path = u.path();
-    if !path
-        .as_bytes()
-        .windows(MARK.len())
-        .any(|w| w.eq_ignore_ascii_case(MARK.as_bytes()))
-    {
+    if !u.path().contains(';') {
         return;
     }
-    let mut out = String::with_capacity(path.len());
-    for (i, segment) in path.split('/').enumerate() {
-        if i > 0 {
-            out.push('/');
-        }
-        let low = segment.to_ascii_lowercase();
-        match low.find(MARK) {
-            // The session and any parameter after it in the segment.
-            Some(at) => out.push_str(&segment[..at]),
-            None => out.push_str(segment),
-        }
+    let segments: Vec<&str> = u
+        .path()
+        .split('/')
+        // The session and any parameter after it in the segment.
+        .map(|s| match s.to_ascii_lowercase().find(MARK) {
+            Some(at) => &s[..at],
+            None => s,
+        })
+        .collect();
+    let path = segments.join("/");
+    if path != u.path() {
+        u.set_path(&path);
     }
-    u.set_path(&out);
 }
 
 /// Where a link or image points, as shown: absolute, without tracking
-/// or session parameters, its letters readable ([`readable`]); `None` (the text
-/// alone is shown) for what a reader cannot follow or need not:
+/// or session parameters, its letters readable ([`readable`]); `None`
+/// (the text alone is shown) for what a reader cannot follow or need not:
 /// `javascript:` and other schemes, a fragment of this same page, a
 /// target far longer than what was written.
 pub(super) fn link_target(base: &Url, href: &str) -> Option<String> {

@@ -157,6 +157,16 @@ fn comments_heading(style: Style) -> &'static str {
     }
 }
 
+/// What [`extract`] prints for `html` at `url` with default options, as
+/// plain text and as markdown: how the tests of the rules that leave
+/// furniture out read what a model gets, in either style.
+#[cfg(test)]
+fn printed(html: &str, url: &str) -> [String; 2] {
+    let base = Url::parse(url).expect("a test URL");
+    [Style::Plain, Style::Markdown]
+        .map(|style| extract(html, &base, &Options::new(false, style)).text)
+}
+
 /// [`extract`] on a meter the caller reads afterwards.
 fn extract_metered(html: &str, base: &Url, options: &Options, work: &Work) -> Page {
     let (raw, style) = (options.raw, options.style);

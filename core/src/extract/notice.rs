@@ -23,7 +23,8 @@
 //! Only the outermost short element of a branch is read (its subtree is
 //! then passed over), and a text once at most: linear.
 
-use super::dom::{Doc, Id, Kind};
+use super::dom::{Doc, Id};
+use super::prune::visible_texts;
 
 /// The longest notice (characters of text): a notice with its terms of
 /// use fits; a paragraph that mentions rights is longer.
@@ -63,28 +64,18 @@ fn short_text(doc: &Doc, id: Id) -> Option<String> {
     // Characters written so far (counted as they go: a block of many
     // small texts is not counted over again for each).
     let mut chars = 0;
-    let mut i = id;
-    let end = doc.end(id);
-    while i < end {
-        let n = &doc.nodes[i];
-        if n.junk {
-            i = doc.end(i);
-            continue;
-        }
-        if let Kind::Text(t) = &n.kind {
-            for w in t.split_whitespace() {
-                if !out.is_empty() {
-                    out.push(' ');
-                    chars += 1;
-                }
-                chars += w.chars().count();
-                if chars > NOTICE_CHARS {
-                    return None;
-                }
-                out.push_str(&w.to_lowercase());
+    for t in visible_texts(doc, id) {
+        for w in t.split_whitespace() {
+            if !out.is_empty() {
+                out.push(' ');
+                chars += 1;
             }
+            chars += w.chars().count();
+            if chars > NOTICE_CHARS {
+                return None;
+            }
+            out.push_str(&w.to_lowercase());
         }
-        i += 1;
     }
     Some(out)
 }
@@ -145,16 +136,13 @@ mod tests {
     /// either style.
     #[test]
     fn extraction_leaves_the_notice_out() {
-        use crate::extract::{extract, Options, Style};
         let story = "Words of the story, told at length so that it is the page's text. ".repeat(12);
         let html = format!(
             "<html><head><title>A story</title></head><body><table><tr><td>\
              <p>{story}</p><p>{story}</p><p><small>Copyright 2007 The Agency. \
              All rights reserved.</small></p></td></tr></table></body></html>"
         );
-        let base = url::Url::parse("https://a.example/story").unwrap();
-        for style in [Style::Plain, Style::Markdown] {
-            let text = extract(&html, &base, &Options::new(false, style)).text;
+        for text in crate::extract::printed(&html, "https://a.example/story") {
             assert!(text.contains("Words of the story"), "{text}");
             assert!(!text.contains("The Agency"), "{text}");
         }

@@ -276,7 +276,7 @@ fn fold_limit(n: &Node) -> usize {
 }
 
 /// The text nodes under `id`, in order, outside junk subtrees.
-fn visible_texts(doc: &Doc, id: Id) -> impl Iterator<Item = &str> {
+pub(super) fn visible_texts(doc: &Doc, id: Id) -> impl Iterator<Item = &str> {
     let end = doc.end(id);
     let mut i = id;
     std::iter::from_fn(move || {

@@ -186,7 +186,6 @@ mod tests {
     /// shares a cell with, in either style.
     #[test]
     fn extraction_leaves_the_row_out() {
-        use crate::extract::{extract, Options, Style};
         let story = "Words of the story, told at length so that it is the page's text. ".repeat(12);
         let row = "<a href=/s>Sport Homepage</a> | <a href=/f>Football</a> | \
                    <a href=/c>Cricket</a> | <a href=/t>Tennis</a>";
@@ -194,9 +193,7 @@ mod tests {
             "<html><head><title>A story</title></head><body><table><tr><td>\
              {row}<p>{story}</p><p>{story}</p>{row}</td></tr></table></body></html>"
         );
-        let base = url::Url::parse("https://a.example/story").unwrap();
-        for style in [Style::Plain, Style::Markdown] {
-            let text = extract(&html, &base, &Options::new(false, style)).text;
+        for text in crate::extract::printed(&html, "https://a.example/story") {
             assert!(text.contains("Words of the story"), "{text}");
             assert!(!text.contains("Cricket"), "{text}");
         }
