@@ -121,9 +121,10 @@ pub(crate) struct LookOptions {
     /// no images).
     #[arg(long, value_name = "STYLE", default_value = "inline", value_parser = clap::builder::PossibleValuesParser::new(["inline", "references", "none"]))]
     pub(crate) links: String,
-    /// Reader comments under an article: drop them (the default), or keep
-    /// them after the article under a heading of their own. A forum
-    /// thread's replies are its content either way.
+    /// Reader comments under an article (and customers' reviews under a
+    /// product): drop them (the default), or keep them after the article
+    /// under a heading of their own. A forum thread's replies are its
+    /// content either way.
     #[arg(long, value_name = "WHAT", default_value = "drop", value_parser = clap::builder::PossibleValuesParser::new(["drop", "keep"]))]
     pub(crate) comments: String,
 }

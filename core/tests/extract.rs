@@ -412,6 +412,47 @@ fn comments_under_an_article() {
     assert!(text.contains("Reply 3"), "{text}");
 }
 
+/// On a page that declares a product, its customers' reviews after its
+/// description are left out as comments are, and kept under `Reviews`
+/// when the host keeps comments; the same section on a page that sells
+/// nothing stays, and so do a buyer's guide's reviews of each product.
+#[test]
+fn reviews_under_a_product() {
+    let description = "The pack carries a day's gear on the trail, with a padded back panel, \
+                       two stretch pockets for bottles and a lid that opens wide. "
+        .repeat(4);
+    let review = "Great pack for day hikes, comfortable and roomy, five stars from me. ".repeat(2);
+    let page = |head: &str, reviews: &str| {
+        format!(
+            "<html><head><title>Trail 25 Pack</title>{head}</head><body><main>\
+             <h1>Trail 25 Pack</h1><div class=details><p>{description}</p>\
+             <ul><li>Weight: 2 lb</li><li>Volume: 25 l</li></ul></div>\
+             <div class={reviews}><h2>Reviews</h2><div class=review><p>{review}</p></div>\
+             <div class=review><p>Too small for me. {review}</p></div></div></main></body></html>"
+        )
+    };
+    let product = "<script type='application/ld+json'>{\"@type\":\"Product\",\"name\":\"Trail 25 Pack\"}</script>";
+    let text = |html: &str, comments: Comments| {
+        let mut o = Options::new(false, Style::Markdown);
+        o.comments = comments;
+        extract(html, &base(), &o).text
+    };
+    let shop = page(product, "product-reviews");
+    let dropped = text(&shop, Comments::Drop);
+    assert!(dropped.contains("padded back panel"), "{dropped}");
+    assert!(!dropped.contains("five stars"), "{dropped}");
+    let kept = text(&shop, Comments::Keep);
+    let at = kept.find("## Reviews").expect(&kept);
+    assert!(kept[at..].contains("five stars"), "{kept}");
+    assert!(!kept.contains("## Comments"), "{kept}");
+    // No product declared: the section is the page's.
+    let plain = text(&page("", "product-reviews"), Comments::Drop);
+    assert!(plain.contains("five stars"), "{plain}");
+    // One product's review in a guide is named in the singular.
+    let guide = text(&page(product, "trail-pack-review"), Comments::Drop);
+    assert!(guide.contains("five stars"), "{guide}");
+}
+
 /// Older pages set comments as plain paragraphs, built like the story's,
 /// after a mark (`<a name="comments"></a>`): what follows the mark is
 /// left out (and kept, under its heading, when the host asks). A mark

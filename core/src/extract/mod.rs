@@ -149,11 +149,14 @@ pub fn extract(html: &str, base: &Url, options: &Options) -> Page {
     extract_metered(html, base, options, &work)
 }
 
-/// The heading kept comments come under, after the page's text.
-fn comments_heading(style: Style) -> &'static str {
-    match style {
-        Style::Markdown => "## Comments",
-        Style::Plain => "Comments",
+/// The heading kept comments come under, after the page's text: a
+/// product's reviews by customers under `Reviews`.
+fn comments_heading(style: Style, reviews: bool) -> &'static str {
+    match (style, reviews) {
+        (Style::Markdown, false) => "## Comments",
+        (Style::Plain, false) => "Comments",
+        (Style::Markdown, true) => "## Reviews",
+        (Style::Plain, true) => "Reviews",
     }
 }
 
@@ -285,6 +288,7 @@ fn extract_metered(html: &str, base: &Url, options: &Options, work: &Work) -> Pa
     // Whether a rendering is long enough to be what extraction chose:
     // measured as plain text in either style (`Rendered::enough`), so
     // that markdown's URLs never make a choice plain text would not.
+    let reviews = choice.as_ref().is_some_and(|c| c.1.reviews);
     let enough = |r: &render::Rendered, parts: &[(&[dom::Id], render::Drops)]| match r
         .enough(style, MIN_ARTICLE_BYTES)
     {
@@ -307,7 +311,7 @@ fn extract_metered(html: &str, base: &Url, options: &Options, work: &Work) -> Pa
                         .len();
                     match (i, n) {
                         (0, _) | (_, 0) => n,
-                        _ => n + comments_heading(Style::Plain).len() + 4,
+                        _ => n + comments_heading(Style::Plain, reviews).len() + 4,
                     }
                 })
                 .sum();
@@ -338,7 +342,7 @@ fn extract_metered(html: &str, base: &Url, options: &Options, work: &Work) -> Pa
             let c = render_more(&shown, None, true, std::mem::take(&mut r.refs));
             r.refs = c.refs;
             if !c.text.is_empty() {
-                let heading = comments_heading(style);
+                let heading = comments_heading(style, comments.reviews);
                 r.text = format!("{}\n\n{heading}\n\n{}", r.text, c.text);
                 r.truncated |= c.truncated;
                 r.targets += c.targets;

@@ -72,6 +72,9 @@ pub struct Comments {
     pub inside: Vec<Id>,
     /// After the root, in the page: never in its text.
     pub after: Vec<Id>,
+    /// Whether they are a product's reviews by its customers (a page
+    /// that declares a product), not readers' comments.
+    pub reviews: bool,
 }
 
 /// What [`choose`] reads before it decides anything about units, and
@@ -378,11 +381,18 @@ pub fn choose(doc: &Doc, url: &url::Url, rules: &Pruner) -> Choice {
     } = plan(doc, url);
     // Reader comments are not the page's text, unless the page says it
     // is a discussion, its host is a forum, or they are most of what the
-    // root holds (see `comments`).
+    // root holds (see `comments`). On a page that declares a product,
+    // its customers' reviews are to it what readers' comments are to a
+    // story; comments there (questions and answers) stay.
     let discussion = features::declares_discussion(&page) || comments::forum_host(url);
     let product = features::unit_context(&page)[0] == 1.0;
+    let reviews = product && !discussion;
     let comments_in = |root: Id, article: bool| {
-        let found = comments::regions(doc, root);
+        let found = if reviews {
+            comments::review_regions(doc, root)
+        } else {
+            comments::regions(doc, root)
+        };
         // An article whose comments are plain paragraphs after a mark
         // (`<a name="comments">`): what follows the mark goes. The mark
         // comes after an article's worth of text (`after_mark`), so the
@@ -395,11 +405,11 @@ pub fn choose(doc: &Doc, url: &url::Url, rules: &Pruner) -> Choice {
                 return Comments {
                     inside: rest,
                     after: comments::regions_after(doc, root),
+                    reviews: false,
                 };
             }
         }
         let content = discussion
-            || product
             || (!found.is_empty()
                 && (!comments::after_the_body(doc, root, &found)
                     || comments::are_the_content(doc, root, &found)
@@ -409,7 +419,12 @@ pub fn choose(doc: &Doc, url: &url::Url, rules: &Pruner) -> Choice {
         }
         Comments {
             inside: found,
-            after: comments::regions_after(doc, root),
+            after: if reviews {
+                comments::reviews_after(doc, root)
+            } else {
+                comments::regions_after(doc, root)
+            },
+            reviews,
         }
     };
     if features::declares_article(&page) || PAGE.score(&page.values()) >= logit(ARTICLE) {

@@ -52,8 +52,9 @@ impl std::str::FromStr for Links {
 }
 
 /// Whether the reader comments under an article are shown (contract
-/// §13). A forum thread's or a Q&A page's replies are its content and are
-/// shown either way.
+/// §13), and with them the customers' reviews under a product. A forum
+/// thread's or a Q&A page's replies are its content and are shown either
+/// way.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Comments {
