@@ -57,6 +57,26 @@ fn is_notice(text: &str) -> bool {
         .any(|w| w.contains('©') || w.contains("(c)") || year(w))
 }
 
+/// Whether `text` holds a mark a notice needs: `©`, `(c)`, "copyright"
+/// or "reserved", in any ASCII case. Every notice has one within one of
+/// its texts (its words are joined across texts with a space, so a word
+/// split between two never matches), and most short blocks have none:
+/// those are passed over without their text copied. Found by byte
+/// searches for the rarer letter of each (`y`, `v`, `(`, and `©`'s last
+/// byte).
+fn has_notice_mark(text: &str) -> bool {
+    let b = text.as_bytes();
+    // Whether `word` is in `b` with its byte `k` at `i`.
+    let at = |word: &[u8], k: usize, i: usize| {
+        i >= k
+            && b.get(i - k..i - k + word.len())
+                .is_some_and(|w| w.eq_ignore_ascii_case(word))
+    };
+    memchr::memchr3_iter(b'y', b'Y', b'(', b).any(|i| at(b"copyright", 3, i) || at(b"(c)", 0, i))
+        || memchr::memchr3_iter(b'v', b'V', 0xA9, b)
+            .any(|i| at(b"reserved", 5, i) || at("©".as_bytes(), 1, i))
+}
+
 /// The visible text of `id`, lower case, spaces folded, when it is
 /// short enough to be a notice.
 fn short_text(doc: &Doc, id: Id) -> Option<String> {
@@ -95,7 +115,9 @@ pub fn mark(doc: &Doc, root: Id, marked: &mut [bool]) {
             id += 1;
             continue;
         }
-        if short_text(doc, id).is_some_and(|t| is_notice(&t)) {
+        if visible_texts(doc, id).any(has_notice_mark)
+            && short_text(doc, id).is_some_and(|t| is_notice(&t))
+        {
             marked[id] = true;
         }
         id = doc.end(id).max(id + 1);
@@ -129,6 +151,35 @@ mod tests {
             "©",
         ] {
             assert!(!is_notice(text), "{text}");
+        }
+    }
+
+    /// The marks are found in any ASCII case, and only where a notice
+    /// could read them.
+    #[test]
+    fn notice_marks() {
+        for text in [
+            "Copyright 2007",
+            "COPYRIGHT",
+            "© 1999",
+            "(C) 2005",
+            "All Rights Reserved.",
+            "x©",
+        ] {
+            assert!(has_notice_mark(text), "{text}");
+        }
+        for text in [
+            "copy right",
+            "yes",
+            "(see)",
+            "very",
+            "é",
+            "reserve",
+            "",
+            "y",
+            "v",
+        ] {
+            assert!(!has_notice_mark(text), "{text}");
         }
     }
 

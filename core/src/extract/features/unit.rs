@@ -219,14 +219,7 @@ pub fn units(
     page: [f64; 2],
     mut each: impl FnMut(Unit) -> bool,
 ) {
-    let mut title_words: Vec<String> = doc
-        .title
-        .to_lowercase()
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| w.chars().count() > 2)
-        .map(str::to_string)
-        .collect();
-    title_words.sort_unstable();
+    let title_words = TitleWords::of(&doc.title);
     let end = doc.end(root);
     let span = (end - root).max(1) as f64;
     let root_ld = doc.nodes[root].link_density();
@@ -450,6 +443,43 @@ fn repeat_key(u: &Open) -> Option<u64> {
 /// carousel's cloned slide.
 const REPEAT_LEN: usize = 20;
 
+/// The words of the page's title a unit's words are looked up in: of
+/// three characters or more, lower case, sorted; with the bytes they
+/// start with, so that most words of a long unit (none of whose first
+/// bytes start a title word) are passed over without a search.
+struct TitleWords {
+    words: Vec<String>,
+    starts: [bool; 256],
+}
+
+impl TitleWords {
+    fn of(title: &str) -> TitleWords {
+        let mut words: Vec<String> = title
+            .to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.chars().count() > 2)
+            .map(str::to_string)
+            .collect();
+        words.sort_unstable();
+        let mut starts = [false; 256];
+        for w in &words {
+            starts[usize::from(w.as_bytes()[0])] = true;
+        }
+        TitleWords { words, starts }
+    }
+
+    /// Whether `word` (lower case, not empty) is one of the title's.
+    fn has(&self, word: &str) -> bool {
+        word.as_bytes()
+            .first()
+            .is_some_and(|&b| self.starts[usize::from(b)])
+            && self
+                .words
+                .binary_search_by(|t| t.as_str().cmp(word))
+                .is_ok()
+    }
+}
+
 /// The features of one finished unit.
 #[allow(clippy::too_many_arguments)]
 fn unit_features(
@@ -458,7 +488,7 @@ fn unit_features(
     u: &Open,
     span: f64,
     root_ld: f64,
-    title_words: &[String],
+    title_words: &TitleWords,
     page: [f64; 2],
     repeat: bool,
 ) -> [f64; UnitRow::LEN] {
@@ -518,7 +548,7 @@ fn unit_features(
         .take(64)
     {
         words += 1;
-        in_title += usize::from(title_words.binary_search_by(|t| t.as_str().cmp(w)).is_ok());
+        in_title += usize::from(title_words.has(w));
     }
     let parent = doc.parent(u.id).unwrap_or(0);
     // Siblings that look alike among the next eight (tiles, posts, rows).
