@@ -117,23 +117,20 @@ pub fn is_comment_region(doc: &Doc, id: Id) -> bool {
     })
 }
 
-/// Whether a class or id word names a product's reviews by customers
-/// (`reviews`, `review-list`, `customerReviews`, `pipf-seo-reviews`), any
-/// ASCII case: not a preview, nor an editorial review (a publisher's
-/// description of a book is set as `editorialReviews`).
+/// Whether a class or id word names a section of reviews (`reviews`,
+/// `reviews_tab`, `customerReviews`), any ASCII case: the plural, which
+/// a buyer's guide's review of one product (`bosch-dishwasher-review`)
+/// is not; nor `previews`.
 fn names_reviews(word: &str) -> bool {
-    let ends = |s: &str| {
-        word.len() >= s.len()
-            && word.as_bytes()[word.len() - s.len()..].eq_ignore_ascii_case(s.as_bytes())
-    };
-    (starts_ci(word, "reviews") || ends("reviews"))
-        && !starts_ci(word, "previews")
-        && !starts_ci(word, "editorial")
+    let ends =
+        word.len() >= 7 && word.as_bytes()[word.len() - 7..].eq_ignore_ascii_case(b"reviews");
+    (starts_ci(word, "reviews") || ends) && !starts_ci(word, "previews")
 }
 
-/// Whether element `id` holds customers' reviews: named so (see
-/// [`names_reviews`]; not beside a word that names an editorial review),
-/// or marked up as schema.org `Review`.
+/// Whether element `id` holds customers' reviews: a class or id names a
+/// section of them ([`names_reviews`]), and no word of it names an
+/// editorial review (a publisher's description of a book is set as
+/// `editorialReviews`).
 pub fn is_review_region(doc: &Doc, id: Id) -> bool {
     let n = &doc.nodes[id];
     let named =
@@ -342,8 +339,9 @@ pub fn regions_after(doc: &Doc, root: Id) -> Vec<Id> {
     )
 }
 
-/// The outermost comment regions with text among the nodes `from..end`,
-/// in one pass: a region found, or a junk subtree, is stepped over whole.
+/// The outermost regions (comment or review regions, as `is_region`
+/// says) with text among the nodes `from..end`, in one pass: a region
+/// found, or a junk subtree, is stepped over whole.
 fn outermost(doc: &Doc, from: Id, end: Id, is_region: fn(&Doc, Id) -> bool) -> Vec<Id> {
     let mut found = Vec::new();
     let mut id = from;
