@@ -349,6 +349,13 @@ fn story() -> String {
     "The council voted on Tuesday to reopen the old bridge to cyclists, after a year of repairs and two public meetings. ".repeat(6)
 }
 
+/// The markdown of `html` with the host's `comments` setting.
+fn markdown_with(html: &str, comments: Comments) -> String {
+    let mut o = Options::new(false, Style::Markdown);
+    o.comments = comments;
+    extract(html, &base(), &o).text
+}
+
 /// A reader's comment on [`story`].
 fn comment() -> String {
     "I cross that bridge every day and this is great news for everyone who rides to work. "
@@ -432,24 +439,19 @@ fn reviews_under_a_product() {
         )
     };
     let product = "<script type='application/ld+json'>{\"@type\":\"Product\",\"name\":\"Trail 25 Pack\"}</script>";
-    let text = |html: &str, comments: Comments| {
-        let mut o = Options::new(false, Style::Markdown);
-        o.comments = comments;
-        extract(html, &base(), &o).text
-    };
     let shop = page(product, "product-reviews");
-    let dropped = text(&shop, Comments::Drop);
+    let dropped = markdown_with(&shop, Comments::Drop);
     assert!(dropped.contains("padded back panel"), "{dropped}");
     assert!(!dropped.contains("five stars"), "{dropped}");
-    let kept = text(&shop, Comments::Keep);
+    let kept = markdown_with(&shop, Comments::Keep);
     let at = kept.find("## Reviews").expect(&kept);
     assert!(kept[at..].contains("five stars"), "{kept}");
     assert!(!kept.contains("## Comments"), "{kept}");
     // No product declared: the section is the page's.
-    let plain = text(&page("", "product-reviews"), Comments::Drop);
+    let plain = markdown_with(&page("", "product-reviews"), Comments::Drop);
     assert!(plain.contains("five stars"), "{plain}");
     // One product's review in a guide is named in the singular.
-    let guide = text(&page(product, "trail-pack-review"), Comments::Drop);
+    let guide = markdown_with(&page(product, "trail-pack-review"), Comments::Drop);
     assert!(guide.contains("five stars"), "{guide}");
 }
 
@@ -473,15 +475,10 @@ fn comments_after_a_mark_under_an_article() {
          <a name='comments'></a><div class=hd>Comments</div>\
          <p class=story>{comment}</p><p class=story>Posted by a reader. {comment}</p>"
     ));
-    let text = |html: &str, comments: Comments| {
-        let mut o = Options::new(false, Style::Markdown);
-        o.comments = comments;
-        extract(html, &base(), &o).text
-    };
-    let dropped = text(&marked, Comments::Drop);
+    let dropped = markdown_with(&marked, Comments::Drop);
     assert!(dropped.contains("The council voted"), "{dropped}");
     assert!(!dropped.contains("I cross that bridge"), "{dropped}");
-    let kept = text(&marked, Comments::Keep);
+    let kept = markdown_with(&marked, Comments::Keep);
     let at = kept.find("## Comments").expect(&kept);
     assert!(kept[at..].contains("I cross that bridge"), "{kept}");
     // Each comment marked apart (`comment-41`, `comment-40`): cut at the
@@ -492,20 +489,20 @@ fn comments_after_a_mark_under_an_article() {
             "<p class=story>Posted",
             "<a name='comment-40'></a><p class=story>Posted",
         );
-    assert!(!text(&each, Comments::Drop).contains("I cross that bridge"));
+    assert!(!markdown_with(&each, Comments::Drop).contains("I cross that bridge"));
     // An archive: two posts, each with its own mark and comments.
     let archive = page(&format!(
         "<p class=story>{story}</p><a name='comments'></a><p class=story>{comment}</p>\
          <h2>Second post</h2><p class=story>{story}</p><a name='comments'></a><p>{comment}</p>"
     ));
-    let all = text(&archive, Comments::Drop);
+    let all = markdown_with(&archive, Comments::Drop);
     assert!(
         all.contains("Second post") && all.contains("I cross that bridge"),
         "{all}"
     );
     // A section's anchor named from its heading's words.
     let section = marked.replace("name='comments'", "id='scraping-comments'");
-    assert!(text(&section, Comments::Drop).contains("I cross that bridge"));
+    assert!(markdown_with(&section, Comments::Drop).contains("I cross that bridge"));
 }
 
 #[test]

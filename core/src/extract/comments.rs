@@ -303,46 +303,34 @@ pub fn above_thread(doc: &Doc, root: Id) -> Id {
 /// the root is a thread of them ([`above_thread`]).
 const THREAD_SHARE: usize = 75;
 
+/// Which elements are regions: [`is_comment_region`] for readers'
+/// comments, [`is_review_region`] for a product's reviews.
+pub type IsRegion = fn(&Doc, Id) -> bool;
+
 /// The outermost comment regions inside `root` (not `root` itself), in
 /// document order.
 pub fn regions(doc: &Doc, root: Id) -> Vec<Id> {
-    outermost(doc, root + 1, doc.end(root), is_comment_region)
+    regions_of(doc, root, is_comment_region)
 }
 
-/// The outermost review regions inside `root` (see [`is_review_region`]),
-/// in document order.
-pub fn review_regions(doc: &Doc, root: Id) -> Vec<Id> {
-    outermost(doc, root + 1, doc.end(root), is_review_region)
+/// The outermost regions of the kind `is_region` finds inside `root`
+/// (not `root` itself), in document order.
+pub fn regions_of(doc: &Doc, root: Id, is_region: IsRegion) -> Vec<Id> {
+    outermost(doc, root + 1, doc.end(root), is_region)
 }
 
-/// The outermost review regions of the page's body after `root`.
-pub fn reviews_after(doc: &Doc, root: Id) -> Vec<Id> {
+/// The outermost regions of the kind `is_region` finds in the page's
+/// body after `root` (where a story's comments sit when the story alone
+/// was chosen), in document order.
+pub fn regions_after(doc: &Doc, root: Id, is_region: IsRegion) -> Vec<Id> {
     let body = doc.body();
-    outermost(
-        doc,
-        doc.end(root).max(body + 1),
-        doc.end(body),
-        is_review_region,
-    )
-}
-
-/// The outermost comment regions of the page's body after `root` (where
-/// a story's comments sit when the story alone was chosen), in document
-/// order.
-pub fn regions_after(doc: &Doc, root: Id) -> Vec<Id> {
-    let body = doc.body();
-    outermost(
-        doc,
-        doc.end(root).max(body + 1),
-        doc.end(body),
-        is_comment_region,
-    )
+    outermost(doc, doc.end(root).max(body + 1), doc.end(body), is_region)
 }
 
 /// The outermost regions (comment or review regions, as `is_region`
 /// says) with text among the nodes `from..end`, in one pass: a region
 /// found, or a junk subtree, is stepped over whole.
-fn outermost(doc: &Doc, from: Id, end: Id, is_region: fn(&Doc, Id) -> bool) -> Vec<Id> {
+fn outermost(doc: &Doc, from: Id, end: Id, is_region: IsRegion) -> Vec<Id> {
     let mut found = Vec::new();
     let mut id = from;
     while id < end {

@@ -387,12 +387,13 @@ pub fn choose(doc: &Doc, url: &url::Url, rules: &Pruner) -> Choice {
     let discussion = features::declares_discussion(&page) || comments::forum_host(url);
     let product = features::unit_context(&page)[0] == 1.0;
     let reviews = product && !discussion;
+    let is_region: comments::IsRegion = if reviews {
+        comments::is_review_region
+    } else {
+        comments::is_comment_region
+    };
     let comments_in = |root: Id, article: bool| {
-        let found = if reviews {
-            comments::review_regions(doc, root)
-        } else {
-            comments::regions(doc, root)
-        };
+        let found = comments::regions_of(doc, root, is_region);
         // An article whose comments are plain paragraphs after a mark
         // (`<a name="comments">`): what follows the mark goes. The mark
         // comes after an article's worth of text (`after_mark`), so the
@@ -404,8 +405,8 @@ pub fn choose(doc: &Doc, url: &url::Url, rules: &Pruner) -> Choice {
             if !rest.is_empty() {
                 return Comments {
                     inside: rest,
-                    after: comments::regions_after(doc, root),
-                    reviews: false,
+                    after: comments::regions_after(doc, root, is_region),
+                    reviews,
                 };
             }
         }
@@ -419,11 +420,7 @@ pub fn choose(doc: &Doc, url: &url::Url, rules: &Pruner) -> Choice {
         }
         Comments {
             inside: found,
-            after: if reviews {
-                comments::reviews_after(doc, root)
-            } else {
-                comments::regions_after(doc, root)
-            },
+            after: comments::regions_after(doc, root, is_region),
             reviews,
         }
     };
