@@ -419,6 +419,38 @@ fn comments_under_an_article() {
     assert!(text.contains("Reply 3"), "{text}");
 }
 
+/// A page in another language names its comments in that language
+/// (`Kommentare`, `commentaires`): they are left out as English-named
+/// ones are, from inside the story's own box too.
+#[test]
+fn comments_named_in_another_language() {
+    let story = "Die Brücke über den Fluss ist nach zwei Jahren Bauzeit wieder offen, \
+                 und der Stadtrat feierte am Morgen mit den ersten Radfahrern. "
+        .repeat(4);
+    let comment = "Ich fahre jeden Tag über diese Brücke, endlich wieder ohne Umweg. ".repeat(2);
+    for name in [
+        "kommentare",
+        "leserKommentare",
+        "commentaires",
+        "lista-comentarios",
+    ] {
+        let html = format!(
+            "<html><head><title>Brücke wieder offen</title>\
+             <meta property='og:type' content='article'></head><body>\
+             <div class=artikel><h1>Brücke wieder offen</h1><p>{story}</p>\
+             <div class={name}><h2>3 Kommentare</h2>\
+             <div class=eintrag><p>{comment}</p></div><div class=eintrag><p>{comment}</p></div>\
+             </div></div></body></html>"
+        );
+        let dropped = markdown_with(&html, Comments::Drop);
+        assert!(dropped.contains("Stadtrat feierte"), "{name}: {dropped}");
+        assert!(!dropped.contains("jeden Tag"), "{name}: {dropped}");
+        let kept = markdown_with(&html, Comments::Keep);
+        let at = kept.find("## Comments").expect(&kept);
+        assert!(kept[at..].contains("jeden Tag"), "{name}: {kept}");
+    }
+}
+
 /// On a page that declares a product, its customers' reviews after its
 /// description are left out as comments are, and kept under `Reviews`
 /// when the host keeps comments; the same section on a page that sells

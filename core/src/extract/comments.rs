@@ -9,7 +9,9 @@
 //! A **comment region** is an element named for comments (a class or id
 //! word `comment`, `comments`, `commentlist`, `comments…`, `disqus…` or
 //! WordPress's `respond`; not `commentary`, nor a feature such as
-//! `commentOnSelection`), or one marked up as schema.org `Comment` or
+//! `commentOnSelection`; or the word in another language a page names
+//! them in, `Kommentare`, `commentaires`, `comentarios`, `reacties`, …,
+//! see [`OTHER_TONGUES`]), or one marked up as schema.org `Comment` or
 //! `UserComments`. The comment regions inside the chosen root that come
 //! after its body (not a field spread through a listing's items) are
 //! left out, unless the page says it is a discussion (in its
@@ -75,13 +77,43 @@ fn starts_ci(word: &str, prefix: &str) -> bool {
         && word.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
 }
 
-/// Whether a class or id word names comments (any ASCII case).
+/// The word for comments in the other languages pages most often name
+/// their sections in, anywhere in a class or id word: German, Danish,
+/// Norwegian and Swedish `kommentar` (`Kommentare`, `leserkommentare`,
+/// `kommentarer`), French `commentaire`, Spanish and Portuguese
+/// `comentario`, Polish, Czech, Slovak, Croatian and Indonesian
+/// `komentar` (`komentarze`, `komentare`), Dutch `reactie`
+/// (`reacties`). None of them is in an English word, so a compound
+/// (`leserkommentare`, `listacomentarios`) names comments too. Not
+/// Italian's `commenti`: English pages abbreviate a comment's item so
+/// (web-classics 0220, a BBC page of listeners' views, whose root then
+/// climbed out of them into the site's navigation: 0.925 → 0.908).
+const OTHER_TONGUES: [&[u8]; 5] = [
+    b"kommentar",
+    b"commentaire",
+    b"comentario",
+    b"komentar",
+    b"reactie",
+];
+
+/// Whether `word` holds `stem` (lower-case ASCII) in any ASCII case.
+fn holds_ci(word: &[u8], stem: &[u8]) -> bool {
+    word.len() >= stem.len()
+        && word
+            .windows(stem.len())
+            .any(|w| w[0] | 0x20 == stem[0] && w.eq_ignore_ascii_case(stem))
+}
+
+/// Whether a class or id word names comments (any ASCII case), in
+/// English or in another language ([`OTHER_TONGUES`]).
 fn names_comments(word: &str) -> bool {
     ["comment", "commentlist", "respond"]
         .iter()
         .any(|w| word.eq_ignore_ascii_case(w))
         || starts_ci(word, "comments")
         || starts_ci(word, "disqus")
+        // (Each stem is seven letters or more.)
+        || (word.len() >= 7 && OTHER_TONGUES.iter().any(|s| holds_ci(word.as_bytes(), s)))
 }
 
 /// Words that, beside a comment word, name the thing commented on
@@ -419,7 +451,12 @@ mod tests {
              <div id=c class=commentary>x</div><div id=d class=commentOnSelection>x</div>\
              <section id=comments>x</section><div id=f class=disqus_thread>x</div>\
              <div id=g itemtype='https://schema.org/Comment'>x</div><div id=h class=respond>x</div>\
-             <div id=i class=comments-body>x</div><div id=j class=comment-article>x</div>",
+             <div id=i class=comments-body>x</div><div id=j class=comment-article>x</div>\
+             <div id=k class=Kommentare>x</div><div id=l class='box leserKommentare'>x</div>\
+             <div id=m class=kommentarer>x</div><div id=n class=commentaires>x</div>\
+             <div id=o class=lista-comentarios>x</div><div id=p class=komentarze>x</div>\
+             <div id=q class=reacties>x</div><div id=r class=commenti>x</div>\
+             <div id=s class=icon-commenting>x</div><div id=t class=interactie>x</div>",
         );
         for (id, want) in [
             ("a", true),
@@ -432,6 +469,16 @@ mod tests {
             ("h", true),
             ("i", true),
             ("j", false),
+            ("k", true),
+            ("l", true),
+            ("m", true),
+            ("n", true),
+            ("o", true),
+            ("p", true),
+            ("q", true),
+            ("r", false),
+            ("s", false),
+            ("t", false),
         ] {
             assert_eq!(is_comment_region(&doc, doc.with_id(id)), want, "{id}");
         }
