@@ -118,8 +118,10 @@ pub fn plan(doc: &Doc, url: &url::Url) -> Plan {
 }
 
 fn root_outside(doc: &Doc, f: &Figures, off: &[bool]) -> Id {
+    // (A candidate off limits is not scored: `best` would pass it over.)
     let scored = features::candidates(doc, f)
         .into_iter()
+        .filter(|&(id, _)| !off[id])
         .map(|(id, x)| (id, ROOT.score(&x)));
     best(scored, off).unwrap_or(doc.body())
 }
