@@ -342,7 +342,11 @@ struct OffLimits {
 /// of ids). A region holding half the page's text is the page shown in a
 /// window or a site that marks up its content oddly, and stays; unless it
 /// is a window named as boilerplate (a consent manager's window lists
-/// hundreds of vendors and can outweigh a short thread).
+/// hundreds of vendors and can outweigh a short thread): then it holds
+/// neither the root nor a kept unit. Measured, the units' half: one WCXB
+/// forum page, a thread of ten short posts under a consent manager's
+/// 13,700 characters of purposes (0.16 → 0.48); nothing else on WCXB,
+/// web-classics or the news pages moves.
 fn off_limits(doc: &Doc) -> OffLimits {
     let half = doc.nodes[doc.body()].text_len / 2;
     let n = doc.nodes.len();
@@ -364,7 +368,10 @@ fn off_limits(doc: &Doc) -> OffLimits {
             root_until = doc.end(id);
             root[id] = true;
         }
-        if !unit[id] && small && (furniture || is_modal(node)) {
+        // (A window named as boilerplate holds no unit however long it
+        // is, as it holds no root: a consent manager's window over a
+        // short thread lists hundreds of vendors in prose.)
+        if !unit[id] && (furniture || (is_modal(node) && (small || is_unlikely(doc, id)))) {
             unit_until = doc.end(id);
             unit[id] = true;
         }
@@ -570,10 +577,13 @@ mod tests {
             format!("<body><div aria-modal=true id=w><p>{prose}</p></div><p>Close</p></body>");
         let doc = Doc::parse(&html);
         assert!(!off_limits(&doc).root[doc.with_id("w")]);
-        // Unless it is named as boilerplate.
+        assert!(!off_limits(&doc).unit[doc.with_id("w")]);
+        // Unless it is named as boilerplate: then neither its root nor
+        // its units (a consent manager's prose outweighs a short thread).
         let html = html.replace("id=w", "id=w class=consent-sdk");
         let doc = Doc::parse(&html);
         assert!(off_limits(&doc).root[doc.with_id("w")]);
+        assert!(off_limits(&doc).unit[doc.with_id("w")]);
     }
 
     /// Navigation, footers, the page header and landmark roles are the
