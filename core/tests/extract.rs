@@ -311,6 +311,19 @@ fn noscript_markup_soft_hyphens_and_formulas() {
         .0,
         "Extraordinary"
     );
+    // Zero-width spaces, a byte-order mark inside a word, a joiner alone
+    // in an empty paragraph and in an emphasis of nothing go; a joiner
+    // inside an emoji sequence stays.
+    assert_eq!(
+        render_as(
+            "<p>&#x200b;How to ch&#xfeff;arge it<b>&zwj;</b></p><p>&zwj;</p><p>Coder 👩&zwj;💻</p>",
+            &base(),
+            true,
+            Style::Markdown
+        )
+        .0,
+        "How to charge it\n\nCoder 👩\u{200d}💻"
+    );
     assert_eq!(
         render_as(
             "<p>Area <math><mi>A</mi><mo>=</mo><mi>r</mi><annotation encoding='application/x-tex'>A=r</annotation></math> here.</p>",

@@ -15,6 +15,7 @@ mod comments;
 mod dom;
 mod features;
 mod guard;
+mod invisible;
 mod lead;
 mod lexicon;
 mod links;

@@ -26,6 +26,7 @@ use url::Url;
 use std::collections::{HashMap, HashSet};
 
 use super::dom::{Doc, Id, Kind};
+use super::invisible;
 use super::lexicon::is_block;
 use super::links::link_target;
 use super::tables;
@@ -289,15 +290,10 @@ impl Buf {
 
     fn text(&mut self, s: &str, m: &mut Meter) {
         m.scan(s.len());
-        // A soft hyphen (U+00AD) shows only where a line breaks inside a
-        // word; in text it would split the word for every reader.
-        let unhyphenated;
-        let s = if s.contains('\u{ad}') {
-            unhyphenated = s.replace('\u{ad}', "");
-            unhyphenated.as_str()
-        } else {
-            s
-        };
+        // Soft hyphens, zero-width spaces and the like show nothing where
+        // they stand; in text they would split words (see `invisible`).
+        let visible = invisible::strip(s);
+        let s = visible.as_ref();
         if self.pre {
             if !s.is_empty() {
                 self.flush_sep(m);

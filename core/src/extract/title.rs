@@ -156,6 +156,7 @@
 use url::Url;
 
 use super::dom::{Doc, Id};
+use super::invisible;
 use super::links;
 use super::render::{self, Style};
 use super::repeats;
@@ -197,9 +198,12 @@ const NAME_WORDS: usize = 4;
 /// the title.
 const REPEAT_LINES: usize = 40;
 
-/// The lower-case words (letters and digits) of `s`.
+/// The lower-case words (letters and digits) of `s`, read as the text
+/// shows it (a soft hyphen or a zero-width space inside a word does not
+/// split it: see `invisible`).
 pub(super) fn words(s: &str) -> Vec<String> {
-    s.split(|c: char| !c.is_alphanumeric())
+    invisible::strip(s)
+        .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .collect()
@@ -497,7 +501,11 @@ impl Title {
 /// says nothing of its title.
 pub fn title(doc: &Doc, base: &Url, lead: Option<&str>) -> Option<Title> {
     let t = titled(doc, base, lead)?;
-    let line = tidy(t.line);
+    // (Without what shows nothing, as the text has it: see `invisible`.)
+    let line = tidy(match invisible::strip(&t.line) {
+        std::borrow::Cow::Borrowed(_) => t.line,
+        std::borrow::Cow::Owned(s) => s,
+    });
     (!words(&line).is_empty()).then_some(Title { line, ..t })
 }
 
@@ -853,6 +861,11 @@ mod tests {
     #[test]
     fn a_title_line_reads_as_the_page_wrote_it() {
         let at = "https://www.example.com/tutoring/math";
+        // What shows nothing is not in the line either.
+        assert_eq!(
+            t("<title>Ch&shy;arg&#xfeff;ing &#x200b;guide</title>", at).as_deref(),
+            Some("Charging guide")
+        );
         assert_eq!(
             t(
                 "<title>Online Math Tutors | State Certified | Example</title>",
