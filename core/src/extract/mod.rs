@@ -11,6 +11,7 @@
 //! page nested 100,000 levels deep cannot overflow the stack.
 
 mod backlinks;
+mod columns;
 mod comments;
 mod dom;
 mod features;
@@ -192,9 +193,14 @@ fn extract_metered(html: &str, base: &Url, options: &Options, work: &Work) -> Pa
     // chosen: reader comments inside it, and the page's furniture that
     // sits in its text.
     let mut left_out = vec![false; if raw { 0 } else { doc.nodes.len() }];
-    if let Some((root, comments, _, _)) = &choice {
+    if let Some((root, comments, article, _)) = &choice {
         for &c in &comments.inside {
             left_out[c] = true;
+        }
+        // In an article's text, a column of other stories' headlines
+        // (`columns`).
+        if *article {
+            columns::mark(&doc, *root, &mut left_out);
         }
         // A site's menu set as one line of links and bars (`rows`), its
         // links back up the page (`backlinks`) and its copyright notice
