@@ -126,7 +126,10 @@ pub fn mark(doc: &Doc, root: Id, marked: &mut [bool]) {
         } else {
             parent + 1
         };
-        if doc.nodes[parent].junk || doc.nodes[parent].tag().is_none() {
+        // (A column's lines hold a headline's worth of link text each:
+        // most elements hold less than four and are not read.)
+        let n = &doc.nodes[parent];
+        if n.junk || n.tag().is_none() || n.link_len < MIN_LINES * HEADLINE_CHARS {
             continue;
         }
         let (mut line, mut run) = (Line::default(), Run::default());

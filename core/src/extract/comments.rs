@@ -96,12 +96,17 @@ const OTHER_TONGUES: [&[u8]; 5] = [
     b"reactie",
 ];
 
-/// Whether `word` holds `stem` (lower-case ASCII) in any ASCII case.
-fn holds_ci(word: &[u8], stem: &[u8]) -> bool {
-    word.len() >= stem.len()
-        && word
-            .windows(stem.len())
-            .any(|w| w[0] | 0x20 == stem[0] && w.eq_ignore_ascii_case(stem))
+/// Whether `word` holds one of [`OTHER_TONGUES`] in any ASCII case: one
+/// pass over its bytes, each stem tried where its first letter is.
+fn holds_other_tongue(word: &[u8]) -> bool {
+    (0..word.len()).any(|i| {
+        let first = word[i] | 0x20;
+        OTHER_TONGUES.iter().any(|stem| {
+            stem[0] == first
+                && word.len() - i >= stem.len()
+                && word[i..i + stem.len()].eq_ignore_ascii_case(stem)
+        })
+    })
 }
 
 /// Whether a class or id word names comments (any ASCII case), in
@@ -113,7 +118,7 @@ fn names_comments(word: &str) -> bool {
         || starts_ci(word, "comments")
         || starts_ci(word, "disqus")
         // (Each stem is seven letters or more.)
-        || (word.len() >= 7 && OTHER_TONGUES.iter().any(|s| holds_ci(word.as_bytes(), s)))
+        || (word.len() >= 7 && holds_other_tongue(word.as_bytes()))
 }
 
 /// Words that, beside a comment word, name the thing commented on
