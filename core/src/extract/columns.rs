@@ -182,23 +182,7 @@ mod tests {
         let doc = Doc::parse(html);
         let mut marked = vec![false; doc.nodes.len()];
         mark(&doc, doc.with_id("root"), &mut marked);
-        let mut out = Vec::new();
-        let mut id = 0;
-        while id < doc.nodes.len() {
-            if !marked[id] {
-                id += 1;
-                continue;
-            }
-            for node in &doc.nodes[id..doc.end(id).max(id + 1)] {
-                if let Kind::Text(t) = &node.kind {
-                    if !t.trim().is_empty() {
-                        out.push(t.trim().to_string());
-                    }
-                }
-            }
-            id = doc.end(id).max(id + 1);
-        }
-        out
+        doc.marked_texts(&marked)
     }
 
     fn story() -> String {

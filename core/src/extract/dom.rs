@@ -197,6 +197,30 @@ impl Doc {
 
     /// The element whose `id` attribute is `v`: how tests find their
     /// fixtures.
+    /// The texts under the nodes `marked` flags (one flag per node), in
+    /// document order, trimmed, empty ones left out: what a rule that
+    /// marks nodes took, as a test reads it.
+    #[cfg(test)]
+    pub fn marked_texts(&self, marked: &[bool]) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut id = 0;
+        while id < self.nodes.len() {
+            if !marked[id] {
+                id += 1;
+                continue;
+            }
+            for node in &self.nodes[id..self.end(id).max(id + 1)] {
+                if let Kind::Text(t) = &node.kind {
+                    if !t.trim().is_empty() {
+                        out.push(t.trim().to_string());
+                    }
+                }
+            }
+            id = self.end(id).max(id + 1);
+        }
+        out
+    }
+
     #[cfg(test)]
     pub fn with_id(&self, v: &str) -> Id {
         self.nodes

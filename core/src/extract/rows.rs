@@ -140,23 +140,7 @@ mod tests {
         let doc = Doc::parse(html);
         let mut rows = vec![false; doc.nodes.len()];
         mark(&doc, doc.body(), &mut rows);
-        let mut out = Vec::new();
-        let mut id = 0;
-        while id < doc.nodes.len() {
-            if !rows[id] {
-                id += 1;
-                continue;
-            }
-            for node in &doc.nodes[id..doc.end(id).max(id + 1)] {
-                if let Kind::Text(t) = &node.kind {
-                    if !t.trim().is_empty() {
-                        out.push(t.trim().to_string());
-                    }
-                }
-            }
-            id = doc.end(id).max(id + 1);
-        }
-        out
+        doc.marked_texts(&rows)
     }
 
     /// A menu of links and bars goes, with its label and with links set
