@@ -276,6 +276,10 @@ fn segments(title: &str) -> Vec<&str> {
 struct Site {
     name: Option<Vec<String>>,
     labels: Vec<String>,
+    /// The host's letters and digits without `www.` ("boldorg" for
+    /// `bold.org`): a segment that is the host written out ("Bold.org",
+    /// "Amazon.com") names the site.
+    host: String,
 }
 
 impl Site {
@@ -287,9 +291,11 @@ impl Site {
             .filter(|l| l.len() > 3 && *l != "www")
             .map(str::to_lowercase)
             .collect();
+        let host = base.host_str().unwrap_or("");
         Site {
             name: site_name.map(words).filter(|w| !w.is_empty()),
             labels,
+            host: words(host.strip_prefix("www.").unwrap_or(host)).concat(),
         }
     }
 
@@ -303,6 +309,9 @@ impl Site {
             return true;
         }
         let joined: String = w.concat();
+        if joined == self.host {
+            return true;
+        }
         joined.len() > 3
             && self
                 .labels
@@ -1332,6 +1341,16 @@ mod tests {
         assert_eq!(
             t("<title>Floods in the valley - Daily Herald</title>", base).as_deref(),
             Some("Floods in the valley")
+        );
+        // The host written out in words is the site's name, however
+        // many times it is said.
+        assert_eq!(
+            t(
+                "<title>Technology Podcasts | Podcast Example | Podcast Example</title>",
+                "https://podcast.example/category/technology"
+            )
+            .as_deref(),
+            Some("Technology Podcasts")
         );
         // A dash inside a word or without spaces is no separator.
         assert_eq!(
