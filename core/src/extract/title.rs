@@ -328,6 +328,22 @@ impl Site {
         })
     }
 
+    /// Whether the words of `title` that `heading` lacks name the site:
+    /// all of its declared name, a label of its host ("Amazon.com:
+    /// Books"), or two words that make one ("CR Maids" on crmaids.com).
+    /// Stricter than [`Site::mentioned`]: a word inside a label ("maids")
+    /// is a page's word as often as the site's.
+    fn named_beside(&self, title: &[String], heading: &[String]) -> bool {
+        let own = |w: &String| !heading.contains(w);
+        self.name
+            .as_ref()
+            .is_some_and(|n| n.iter().all(|w| own(w) && title.contains(w)))
+            || title.iter().any(|w| own(w) && self.labels.contains(w))
+            || title
+                .windows(2)
+                .any(|p| (own(&p[0]) || own(&p[1])) && self.labels.contains(&p.concat()))
+    }
+
     /// `title` without the segments that name the site; the first segment
     /// of what is left when the rest is not the site's either but the
     /// first says enough (two words or more).
@@ -802,17 +818,10 @@ fn says_whole(segment: &str, heading: &str, site: &Site) -> bool {
 fn paraphrase(heading: &str, title: &str, site: &Site) -> bool {
     let h = words(heading);
     let mut t = words(title);
-    let own = |w: &String| !h.contains(w);
-    let named = site
-        .name
-        .as_ref()
-        .is_some_and(|n| n.iter().all(|w| own(w) && t.contains(w)))
-        || t.iter().any(|w| own(w) && site.labels.contains(w))
-        || t.windows(2)
-            .any(|p| (own(&p[0]) || own(&p[1])) && site.labels.contains(&p.concat()));
-    if named {
+    if site.named_beside(&t, &h) {
         return false;
     }
+    let own = |w: &String| !h.contains(w);
     if t.last()
         .is_some_and(|l| own(l) && h.iter().any(|w| w.starts_with(l.as_str())))
     {
@@ -1275,6 +1284,22 @@ mod tests {
         );
         assert_eq!(t.line, "Atomic Habits: Tiny Changes Hardcover");
         assert_eq!(t.headline, None);
+        // So it is where they are the site's name in two words, or its
+        // declared name.
+        let maids = Url::parse("https://crmaids.example/blog/trends").unwrap();
+        let t = of(
+            "<title>Keeping Your Home Spotless: Latest Trends with CR Maids</title>\
+             <h1>Keeping Your Home Spotless: Top Cleaning Trends</h1>",
+            &maids,
+        );
+        assert_eq!(t.line, "Keeping Your Home Spotless: Top Cleaning Trends");
+        let t = of(
+            "<meta property=og:site_name content='Bright Homes'>\
+             <title>Keeping Your Home Spotless: Latest Trends by Bright Homes</title>\
+             <h1>Keeping Your Home Spotless: Top Cleaning Trends</h1>",
+            &base,
+        );
+        assert_eq!(t.line, "Keeping Your Home Spotless: Top Cleaning Trends");
         // So it is where the title was cut short inside its last word.
         let t = of(
             "<meta property=og:title content='How to set up your monitor, laptop, and k'>\
