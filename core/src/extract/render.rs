@@ -25,7 +25,7 @@ use url::Url;
 
 use std::collections::{HashMap, HashSet};
 
-use super::dom::{Doc, Id, Kind};
+use super::dom::{Doc, Id, Kind, Node};
 use super::invisible;
 use super::lexicon::is_block;
 use super::links::link_target;
@@ -1087,7 +1087,7 @@ impl<'a> Renderer<'a> {
         if alt_words.is_empty() || is_file_name(&alt) {
             return None;
         }
-        let src = node.attr("src").and_then(|s| link_target(self.base, s))?;
+        let src = image_source(node).and_then(|s| link_target(self.base, s))?;
         let file = src.split(['?', '#']).next().unwrap_or("");
         if file.to_ascii_lowercase().ends_with(".svg") {
             return None;
@@ -1425,6 +1425,87 @@ const DECORATIVE: &[&str] = &[
     "profile picture",
 ];
 
+/// Where an image's picture is: its `src`; but when `src` holds a
+/// stand-in (nothing, a `data:` URI, or a one-pixel placeholder file,
+/// [`STAND_IN`]), the picture a browser shows instead, the widest of its
+/// `srcset`, or the address a script puts there once the image scrolls
+/// into view (`data-src`, `data-lazy-src`, `data-original`,
+/// `data-srcset`: pages that load their pictures lazily). Without this
+/// an article's pictures showed as the placeholder's address, or as the
+/// page's own address (`src=""` resolves to it), or not at all.
+fn image_source(node: &Node) -> Option<&str> {
+    let attr = |a: &str| node.attr(a).map(str::trim).filter(|v| !v.is_empty());
+    let src = attr("src");
+    let stand_in = src.is_none_or(|s| {
+        let file = s.rsplit('/').next().unwrap_or("").to_ascii_lowercase();
+        s.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("data:"))
+            || STAND_IN.iter().any(|p| file.contains(p))
+    });
+    if !stand_in {
+        return src;
+    }
+    let deferred = ["data-src", "data-lazy-src", "data-original"]
+        .into_iter()
+        .filter_map(attr)
+        .find(|v| !v.starts_with("data:"));
+    attr("srcset")
+        .and_then(widest)
+        .or(deferred)
+        .or_else(|| attr("data-srcset").and_then(widest))
+        .or(src)
+}
+
+/// Words in an image file's name that say it stands in for the picture
+/// a script loads later (WordPress's lazy-load plugins, older sites'
+/// spacers).
+const STAND_IN: &[&str] = &[
+    "1x1",
+    "blank.",
+    "spacer",
+    "placeholder",
+    "lazy",
+    "trans.gif",
+    "transparent.",
+    "empty.",
+    "pixel.",
+];
+
+/// The widest candidate of a `srcset` (its `w` descriptors; the first
+/// candidate when none says its width), as the HTML standard reads the
+/// list: a URL is a run of non-space characters (commas inside it are
+/// part of it: `w_300,h_200`), its descriptors run to the next comma.
+fn widest(srcset: &str) -> Option<&str> {
+    let mut best: Option<(&str, u64)> = None;
+    let mut rest = srcset;
+    loop {
+        rest = rest.trim_start_matches(|c: char| c.is_ascii_whitespace() || c == ',');
+        if rest.is_empty() {
+            break;
+        }
+        let end = rest
+            .find(|c: char| c.is_ascii_whitespace())
+            .unwrap_or(rest.len());
+        let (url, after) = rest.split_at(end);
+        // A URL that ends in commas has no descriptors.
+        let (url, descriptors, next) = match url.strip_suffix(',') {
+            Some(_) => (url.trim_end_matches(','), "", after),
+            None => {
+                let stop = after.find(',').unwrap_or(after.len());
+                (url, &after[..stop], &after[stop..])
+            }
+        };
+        let width = descriptors
+            .split_ascii_whitespace()
+            .find_map(|d| d.strip_suffix('w').and_then(|n| n.parse::<u64>().ok()))
+            .unwrap_or(0);
+        if !url.is_empty() && !url.starts_with("data:") && best.is_none_or(|(_, w)| width > w) {
+            best = Some((url, width));
+        }
+        rest = next;
+    }
+    best.map(|(url, _)| url)
+}
+
 /// Whether an alt text is a file name (`IMG_2031.jpg`, `hero-banner.png`)
 /// or an identifier (`961fb0dc 9c36 49a2`): what a CMS fills in when
 /// nobody wrote one.
@@ -1541,7 +1622,7 @@ fn apart(doc: &Doc, prev: Id, next: Id) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::work::Work;
-    use super::{single_spaced, Buf, Meter};
+    use super::{single_spaced, widest, Buf, Meter};
 
     /// Text past the budget is cut after a whole word (the space owed
     /// before the next word is written first), whether the words run one
@@ -1593,6 +1674,34 @@ mod tests {
             ("a b\nc", "a b"),
         ] {
             assert_eq!(&s[..single_spaced(s)], run, "{s:?}");
+        }
+    }
+
+    /// A `srcset`'s widest candidate, read as the HTML standard reads
+    /// the list: commas inside a URL belong to it, a URL that ends in a
+    /// comma has no descriptors, `data:` candidates are no address to
+    /// show, and without widths the first candidate is taken.
+    #[test]
+    fn the_widest_of_a_srcset() {
+        for (set, want) in [
+            ("a.jpg 300w, b.jpg 1200w, c.jpg 700w", Some("b.jpg")),
+            (
+                "/w_300,h_200/a.jpg 300w, /w_900,h_600/b.jpg 900w",
+                Some("/w_900,h_600/b.jpg"),
+            ),
+            ("a.jpg, b.jpg 2x", Some("a.jpg")),
+            ("a.jpg,b.jpg 500w", Some("a.jpg,b.jpg")),
+            ("  a.jpg 1x ,\n b.jpg 2x  ", Some("a.jpg")),
+            (
+                "data:image/gif;base64,R0lGOD 10w, real.jpg 5w",
+                Some("real.jpg"),
+            ),
+            ("a.jpg 100w, b.jpg 100w", Some("a.jpg")),
+            ("a.jpg 12x9w, b.jpg", Some("a.jpg")),
+            ("", None),
+            (" , ,", None),
+        ] {
+            assert_eq!(widest(set), want, "{set:?}");
         }
     }
 }

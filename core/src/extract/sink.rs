@@ -185,8 +185,8 @@ pub struct FlatSink {
     last_made: Cell<(Id, bool)>,
 }
 
-/// The attributes extraction reads; the rest (event handlers, `data-*`,
-/// `srcset`, inline JSON) are dropped as the element is made, which saves
+/// The attributes extraction reads; the rest (event handlers, most
+/// `data-*`, inline JSON) are dropped as the element is made, which saves
 /// keeping and freeing them.
 fn kept_attribute(name: &LocalName) -> bool {
     matches!(
@@ -195,6 +195,11 @@ fn kept_attribute(name: &LocalName) -> bool {
             | "id"
             | "href"
             | "src"
+            | "data-src"
+            | "data-lazy-src"
+            | "data-original"
+            | "srcset"
+            | "data-srcset"
             | "alt"
             | "width"
             | "height"
