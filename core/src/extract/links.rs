@@ -6,9 +6,10 @@
 //! a documented list) or which visitor is reading
 //! ([`SESSION_PARAMETERS`]: the session the fetch itself was given), with
 //! other scripts' letters as themselves (`/wiki/München`), and not at
-//! all where nothing can be followed (`javascript:`, a fragment of this
-//! same page, a target far longer than what was written). The renderer decides where a target shows
-//! (each once, a card's one link); this file decides what it says.
+//! all where nothing new can be followed (`javascript:`, this same page
+//! whole or at a fragment, a target far longer than what was written).
+//! The renderer decides where a target shows (each once, a card's one
+//! link); this file decides what it says.
 
 use url::Url;
 
@@ -177,8 +178,8 @@ fn without_path_session(u: &mut Url) {
 /// Where a link or image points, as shown: absolute, without tracking
 /// or session parameters, its letters readable ([`readable`]); `None`
 /// (the text alone is shown) for what a reader cannot follow or need not:
-/// `javascript:` and other schemes, a fragment of this same page, a
-/// target far longer than what was written.
+/// `javascript:` and other schemes, this same page (at a fragment or
+/// not), a target far longer than what was written.
 pub(super) fn link_target(base: &Url, href: &str) -> Option<String> {
     let href = href.trim();
     if href.starts_with('#') {
@@ -190,12 +191,18 @@ pub(super) fn link_target(base: &Url, href: &str) -> Option<String> {
     {
         return None;
     }
-    // This page itself, at a fragment (`page.html#section`).
-    if u.fragment().is_some() && u[..url::Position::AfterQuery] == base[..url::Position::AfterQuery]
-    {
+    // This page itself, whole or at a fragment (`page.html#section`, an
+    // empty `href`, a tab or a comment count that links the page it is
+    // on): the reader is there already, and its address heads the text.
+    let this_page = |u: &Url| u[..url::Position::AfterQuery] == base[..url::Position::AfterQuery];
+    if this_page(&u) {
         return None;
     }
-    Some(readable(without_visitor(u).to_string()))
+    let u = without_visitor(u);
+    if this_page(&u) {
+        return None;
+    }
+    Some(readable(u.to_string()))
 }
 
 /// `url` with the letters and digits of other scripts that its path,
