@@ -1437,9 +1437,14 @@ fn image_source(node: &Node) -> Option<&str> {
     let attr = |a: &str| node.attr(a).map(str::trim).filter(|v| !v.is_empty());
     let src = attr("src");
     let stand_in = src.is_none_or(|s| {
-        let file = s.rsplit('/').next().unwrap_or("").to_ascii_lowercase();
+        // The file name's own words, so that `photo-1001x1024.jpg` is
+        // no `1x1` and `blanket.jpg` no `blank`.
+        let file = s.split(['?', '#']).next().unwrap_or("");
+        let file = file.rsplit('/').next().unwrap_or("").to_ascii_lowercase();
         s.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("data:"))
-            || STAND_IN.iter().any(|p| file.contains(p))
+            || file
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .any(|w| STAND_IN.contains(&w))
     });
     if !stand_in {
         return src;
@@ -1455,19 +1460,19 @@ fn image_source(node: &Node) -> Option<&str> {
         .or(src)
 }
 
-/// Words in an image file's name that say it stands in for the picture
-/// a script loads later (WordPress's lazy-load plugins, older sites'
-/// spacers).
+/// Words of an image file's name that say it stands in for the picture
+/// a script loads later (WordPress's lazy-load plugins' `1x1.trans.gif`,
+/// `lazy-placeholder.png`, older sites' `spacer.gif` and `blank.gif`).
 const STAND_IN: &[&str] = &[
     "1x1",
-    "blank.",
+    "blank",
     "spacer",
     "placeholder",
     "lazy",
-    "trans.gif",
-    "transparent.",
-    "empty.",
-    "pixel.",
+    "trans",
+    "transparent",
+    "empty",
+    "pixel",
 ];
 
 /// The widest candidate of a `srcset` (its `w` descriptors; the first
