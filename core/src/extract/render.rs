@@ -1441,7 +1441,7 @@ fn image_source(node: &Node) -> Option<&str> {
         // no `1x1` and `blanket.jpg` no `blank`.
         let file = s.split(['?', '#']).next().unwrap_or("");
         let file = file.rsplit('/').next().unwrap_or("").to_ascii_lowercase();
-        s.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("data:"))
+        is_data_uri(s)
             || file
                 .split(|c: char| !c.is_ascii_alphanumeric())
                 .any(|w| STAND_IN.contains(&w))
@@ -1452,12 +1452,18 @@ fn image_source(node: &Node) -> Option<&str> {
     let deferred = ["data-src", "data-lazy-src", "data-original"]
         .into_iter()
         .filter_map(attr)
-        .find(|v| !v.starts_with("data:"));
+        .find(|v| !is_data_uri(v));
     attr("srcset")
         .and_then(widest)
         .or(deferred)
         .or_else(|| attr("data-srcset").and_then(widest))
         .or(src)
+}
+
+/// Whether `s` is a `data:` URI (the scheme in any case): a picture
+/// inlined as bytes, which has no address to show.
+fn is_data_uri(s: &str) -> bool {
+    s.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("data:"))
 }
 
 /// Words of an image file's name that say it stands in for the picture
@@ -1503,7 +1509,7 @@ fn widest(srcset: &str) -> Option<&str> {
             .split_ascii_whitespace()
             .find_map(|d| d.strip_suffix('w').and_then(|n| n.parse::<u64>().ok()))
             .unwrap_or(0);
-        if !url.is_empty() && !url.starts_with("data:") && best.is_none_or(|(_, w)| width > w) {
+        if !url.is_empty() && !is_data_uri(url) && best.is_none_or(|(_, w)| width > w) {
             best = Some((url, width));
         }
         rest = next;
