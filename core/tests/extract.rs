@@ -259,6 +259,20 @@ fn tracking_parameters_leave_every_url_shown() {
     }
 }
 
+/// A link to the page it is on shows as its text, when the page's own
+/// address carries tracking parameters too (a visitor who came from a
+/// campaign): the page is compared as fetched and as shown.
+#[test]
+fn a_link_to_the_page_itself_is_its_text() {
+    let base = Url::parse("https://a.example/dir/page?utm_source=feed").unwrap();
+    let html = "<p><a href=''>this page</a>, <a href='/dir/page'>itself</a>, \
+                <a href='/dir/page?p=2'>next</a></p>";
+    assert_eq!(
+        render_as(html, &base, true, Style::Markdown).0,
+        "this page, itself, [next](https://a.example/dir/page?p=2)"
+    );
+}
+
 /// A visitor's session leaves every URL shown, by its name in the query
 /// (any case) and in Java's path form; names that are also a page's own
 /// parameters, or an image's signature, stay.

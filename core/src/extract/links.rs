@@ -11,6 +11,8 @@
 //! The renderer decides where a target shows (each once, a card's one
 //! link); this file decides what it says.
 
+use std::borrow::Cow;
+
 use url::Url;
 
 /// The longest link or image target kept beyond its own `href` (a short
@@ -194,12 +196,14 @@ pub(super) fn link_target(base: &Url, href: &str) -> Option<String> {
     // This page itself, whole or at a fragment (`page.html#section`, an
     // empty `href`, a tab or a comment count that links the page it is
     // on): the reader is there already, and its address heads the text.
-    let this_page = |u: &Url| u[..url::Position::AfterQuery] == base[..url::Position::AfterQuery];
-    if this_page(&u) {
-        return None;
-    }
+    // Both without their visitor's parameters: a page reached from a
+    // campaign (`?utm_source=…`) links itself without them.
     let u = without_visitor(u);
-    if this_page(&u) {
+    let page = match base.query() {
+        Some(_) => Cow::Owned(without_visitor(base.clone())),
+        None => Cow::Borrowed(base),
+    };
+    if u[..url::Position::AfterQuery] == page[..url::Position::AfterQuery] {
         return None;
     }
     Some(readable(u.to_string()))
