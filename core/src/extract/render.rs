@@ -179,6 +179,11 @@ struct Buf {
     prefixes: Vec<Prefix>,
     /// The next text starts a line (and so its prefixes go first).
     line_start: bool,
+    /// Its first text starts a line of the output: the root's does; a
+    /// frame's does when its text lands where the buffer around it stood
+    /// at a line's start, not after marks of its own (`**`, `[`, `## `,
+    /// a cell's `| `).
+    begins_line: bool,
 }
 
 impl Buf {
@@ -186,6 +191,7 @@ impl Buf {
         Buf {
             pre,
             line_start: true,
+            begins_line: true,
             ..Buf::default()
         }
     }
@@ -364,6 +370,17 @@ impl Buf {
         self.push_lines(&s[..floor_char_boundary(s, fits)], m);
     }
 
+    /// Whether the next text starts a line of the output: this buffer's
+    /// first text when the buffer begins a line where it is folded (see
+    /// [`Buf::begins_line`]), or text after a line break.
+    fn at_line_start(&self) -> bool {
+        if self.out.is_empty() {
+            self.begins_line
+        } else {
+            self.brk > 0 || self.line_start
+        }
+    }
+
     fn block(&mut self) {
         if self.fresh() {
             return;
@@ -457,6 +474,31 @@ impl FrameKind {
     fn collects(&self) -> bool {
         !matches!(self, FrameKind::Quote | FrameKind::Item(_))
     }
+}
+
+/// Whether a text's first word would make its line markdown of its
+/// own at the start of a line: an ATX heading's marks alone (`###`, a
+/// press release's end; `#` before "Posted 4:15 PM" on an old blog's
+/// permalink), a code fence (```` ``` ````, `~~~`), or a setext
+/// heading's underline (`=====`, `--`), which would make the line
+/// above a heading. Such a word is the page's, and is escaped. List
+/// markers (`1.`, `-`) and `>` are not: a numbered or quoted line reads
+/// the same as markdown.
+///
+/// `ends` says whether the text ends its element: a word that ends the
+/// text counts only then (`#` followed by a link "1" reads "#1").
+fn starts_block(text: &str, ends: bool) -> bool {
+    let words = text.trim_start();
+    let word = words.split_whitespace().next().unwrap_or("");
+    if word.len() == words.len() && !ends {
+        return false;
+    }
+    let all = |c: char| word.chars().all(|w| w == c);
+    (!word.is_empty() && word.len() <= 6 && all('#'))
+        || word.starts_with("```")
+        || word.starts_with("~~~")
+        || (!word.is_empty() && all('='))
+        || (word.len() >= 2 && all('-'))
 }
 
 /// The largest char boundary of `s` at or below `i`.
@@ -800,8 +842,24 @@ impl<'a> Renderer<'a> {
             match &node.kind {
                 Kind::Text(t) => {
                     after = None;
+                    // The word must end where the node does or before a
+                    // space: `#` then a link "1" is "#1", no heading; the
+                    // node's line ends with its element, a break or a block.
+                    let ends = doc.parent(id).is_none_or(|p| doc.end(p) == id + 1)
+                        || doc.nodes[id + 1..]
+                            .first()
+                            .and_then(Node::tag)
+                            .is_some_and(|tag| tag == "br" || is_block(tag));
+                    let escape = self.md && starts_block(t, ends) && !self.in_code();
                     let (buf, meter) = self.out();
-                    buf.text(t, meter);
+                    if escape && buf.at_line_start() {
+                        // The page's words, not markup of ours: `\###`.
+                        let words = t.trim_start();
+                        let lead = &t[..t.len() - words.len()];
+                        buf.text(&format!("{lead}\\{words}"), meter);
+                    } else {
+                        buf.text(t, meter);
+                    }
                     id += 1;
                 }
                 Kind::Other => id += 1,
@@ -971,7 +1029,16 @@ impl<'a> Renderer<'a> {
                 }
                 k => {
                     let pre_buf = matches!(k, FrameKind::Pre) || pre;
-                    self.bufs.push(Buf::new(pre_buf));
+                    let begins_line = match k {
+                        FrameKind::Plain | FrameKind::Table(_) | FrameKind::Link(None) => {
+                            self.top().at_line_start()
+                        }
+                        _ => false,
+                    };
+                    self.bufs.push(Buf {
+                        begins_line,
+                        ..Buf::new(pre_buf)
+                    });
                 }
             }
             self.frames.push(kind);
