@@ -474,6 +474,37 @@ pub fn families() -> Vec<Family> {
                 )
             },
         },
+        Family {
+            // What a short unit's row looks up: every furniture phrase, in
+            // each language, found in every line and every heading (each
+            // one a search of the line).
+            name: "lines and headings made of furniture phrases",
+            page: |n| {
+                fill(
+                    "<body><div>",
+                    "<h3>you may also like ähnliche lo más leído te puede interesar \
+                     articoli correlati</h3>\
+                     <p>add to cart sign in warenkorb anmelden se connecter lire la suite \
+                     leer más iniciar sesión leggi tutto lees meer saiba mais \
+                     alle rechte vorbehalten 3. märz 2020 um 14:30 uhr</p>",
+                    "</div>",
+                    n,
+                )
+            },
+        },
+        Family {
+            // The page's words that would be markdown at a line's start,
+            // escaped one by one.
+            name: "markdown marks at every line's start",
+            page: |n| {
+                fill(
+                    "<body>",
+                    "<p>###</p><p>Line<br>=====<br>~~~~~~<br>--</p><p># a</p>",
+                    "",
+                    n,
+                )
+            },
+        },
     ]
 }
 
