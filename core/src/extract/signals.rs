@@ -263,7 +263,7 @@ const MONTHS: &[&str] = &[
 ];
 
 /// The words around a date that are not the page's ("Updated on",
-/// "um 14:30 Uhr", "publié le", "às 14h"), in the languages of
+/// "um 14:30 Uhr", "publié … à 14h30", "às 14h"), in the languages of
 /// [`MONTHS`]. Only what English has here too: an article or a
 /// preposition of any use (`de`, `em`, `le`) is left to count as the
 /// line's own word, as "in" and "of" do.

@@ -1029,6 +1029,43 @@ mod tests {
         }
     }
 
+    /// The byte and pair sets only spare searches: every list counts
+    /// what a plain search of each phrase finds, on every phrase, every
+    /// two joined, and lines of prose.
+    #[test]
+    fn phrase_sets_count_as_a_plain_search_does() {
+        let prose = [
+            "Registration opens in the spring, the city said.",
+            "Die Hilfsgüter werden morgen verteilt.",
+            "add to cart, sign in, or read more: ©",
+            "",
+        ];
+        let check = |sets: &dyn Fn(&str) -> usize, list: &[&str], text: &str| {
+            let plain = list.iter().filter(|p| text.contains(**p)).count();
+            assert_eq!(sets(text), plain, "{text}");
+        };
+        for (list, sets) in [
+            (
+                LEXICON,
+                &(|t: &str| LEXICON_SETS.count_in(t, usize::MAX)) as &dyn Fn(&str) -> usize,
+            ),
+            (FURNITURE_HEADINGS, &|t: &str| {
+                FURNITURE_SETS.count_in(t, usize::MAX)
+            }),
+        ] {
+            for a in list {
+                check(sets, list, a);
+                for b in list.iter().step_by(7) {
+                    check(sets, list, &format!("{a} {b}"));
+                    check(sets, list, &format!("{b}{a}"));
+                }
+            }
+            for text in prose {
+                check(sets, list, text);
+            }
+        }
+    }
+
     /// A unit whose text an earlier unit of the root had is a repeat;
     /// the first copy is not, nor a short text (a label, a price), nor
     /// a text that only begins the same way.
