@@ -477,29 +477,91 @@ impl FrameKind {
 }
 
 /// Whether a text's first word would make its line markdown of its
-/// own at the start of a line: an ATX heading's marks alone (`###`, a
-/// press release's end; `#` before "Posted 4:15 PM" on an old blog's
-/// permalink), a code fence (```` ``` ````, `~~~`), or a setext
-/// heading's underline (`=====`, `--`), which would make the line
-/// above a heading. Such a word is the page's, and is escaped. List
-/// markers (`1.`, `-`) and `>` are not: a numbered or quoted line reads
-/// the same as markdown.
+/// own at the start of a line: an ATX heading's marks (`###`, a press
+/// release's end; `#` before "Posted 4:15 PM" on an old blog's
+/// permalink), a code fence (```` ``` ````, `~~~`), or, alone on its
+/// line, a setext heading's underline (`=====`, `--`), which would make
+/// the line above a heading. Such a word is the page's, and is escaped.
+/// List markers (`1.`, `-`), `>` and a dash before a name ("-- Mark
+/// Twain") are not: they read the same as markdown.
 ///
-/// `ends` says whether the text ends its element: a word that ends the
-/// text counts only then (`#` followed by a link "1" reads "#1").
-fn starts_block(text: &str, ends: bool) -> bool {
+/// `after` says what follows the text on its line ([`after_text`]),
+/// read when the text ends with its first word: `#` followed by a link
+/// "1" reads "#1", no heading.
+fn starts_block(text: &str, after: impl Fn() -> After) -> bool {
     let words = text.trim_start();
     let word = words.split_whitespace().next().unwrap_or("");
-    if word.len() == words.len() && !ends {
-        return false;
-    }
     let all = |c: char| word.chars().all(|w| w == c);
-    (!word.is_empty() && word.len() <= 6 && all('#'))
+    let marks = (word.len() <= 6 && all('#'))
         || word.starts_with("```")
         || word.starts_with("~~~")
-        || (!word.is_empty() && all('='))
-        || (word.len() >= 2 && all('-'))
+        || all('=')
+        || all('-');
+    if word.is_empty() || !marks {
+        return false;
+    }
+    let underline = all('=') || all('-');
+    if word.len() != words.trim_end().len() {
+        // Words follow on its line: a heading's or a fence's, not an
+        // underline's.
+        return !underline;
+    }
+    if word.len() < words.len() && !underline {
+        // A space, then whatever follows: a heading or a fence still.
+        return true;
+    }
+    // Asked last: it climbs the tree (only for the rare text of marks).
+    match after() {
+        After::LineEnd => true,
+        After::Space => !underline,
+        After::Glued => false,
+    }
 }
+
+/// What follows a text on its line.
+enum After {
+    /// The line ends: a break or a block comes next, or the text is the
+    /// last of a block.
+    LineEnd,
+    /// Text that starts with a space.
+    Space,
+    /// Anything else: text glued to it, or an inline element.
+    Glued,
+}
+
+/// What follows the text node `id` on its line, climbing out of the
+/// inline elements it ends (a few at most).
+fn after_text(doc: &Doc, id: Id) -> After {
+    let mut at = id;
+    for _ in 0..LINE_END_CLIMB {
+        let next = doc.end(at);
+        let Some(parent) = doc.parent(at) else {
+            return After::LineEnd;
+        };
+        if doc.end(parent) != next {
+            // Its next sibling.
+            return match &doc.nodes[next].kind {
+                Kind::Text(t) if t.starts_with(char::is_whitespace) => After::Space,
+                Kind::Element(_)
+                    if doc.nodes[next]
+                        .tag()
+                        .is_some_and(|t| t == "br" || is_block(t)) =>
+                {
+                    After::LineEnd
+                }
+                _ => After::Glued,
+            };
+        }
+        if doc.nodes[parent].tag().is_some_and(is_block) {
+            return After::LineEnd;
+        }
+        at = parent;
+    }
+    After::Glued
+}
+
+/// How many inline elements [`after_text`] climbs out of.
+const LINE_END_CLIMB: usize = 8;
 
 /// The largest char boundary of `s` at or below `i`.
 /// The length of the run of words at the start of `s` (which starts with
@@ -842,15 +904,8 @@ impl<'a> Renderer<'a> {
             match &node.kind {
                 Kind::Text(t) => {
                     after = None;
-                    // The word must end where the node does or before a
-                    // space: `#` then a link "1" is "#1", no heading; the
-                    // node's line ends with its element, a break or a block.
-                    let ends = doc.parent(id).is_none_or(|p| doc.end(p) == id + 1)
-                        || doc.nodes[id + 1..]
-                            .first()
-                            .and_then(Node::tag)
-                            .is_some_and(|tag| tag == "br" || is_block(tag));
-                    let escape = self.md && starts_block(t, ends) && !self.in_code();
+                    let escape =
+                        self.md && starts_block(t, || after_text(doc, id)) && !self.in_code();
                     let (buf, meter) = self.out();
                     if escape && buf.at_line_start() {
                         // The page's words, not markup of ours: `\###`.
