@@ -6,8 +6,6 @@
 //!
 //! Every signal reads structure, names and text shapes; none names a site.
 
-use std::sync::OnceLock;
-
 use super::dom::{Doc, Id, Node};
 use super::lexicon::ClassFlags;
 
@@ -162,10 +160,6 @@ fn is_numeric_date(w: &str) -> bool {
         || (small(parts[0]) && small(parts[1]) && (year(parts[2]) || parts[2].len() == 2))
 }
 
-/// Month names (lower case): English, then German, French, Spanish,
-/// Italian, Dutch and Portuguese where they differ ("3. März 2020",
-/// "12 juillet 2019", "3 de marzo de 2020"). Not the French `mars`: beside
-/// a number it is as often the planet ("Mars 2020") as March.
 const MONTHS: &[&str] = &[
     "jan",
     "feb",
@@ -191,159 +185,7 @@ const MONTHS: &[&str] = &[
     "october",
     "november",
     "december",
-    // German.
-    "januar",
-    "jänner",
-    "februar",
-    "märz",
-    "mai",
-    "juni",
-    "juli",
-    "okt",
-    "oktober",
-    "dez",
-    "dezember",
-    // French.
-    "janvier",
-    "janv",
-    "février",
-    "févr",
-    "avril",
-    "avr",
-    "juin",
-    "juillet",
-    "juil",
-    "août",
-    "septembre",
-    "octobre",
-    "novembre",
-    "décembre",
-    "déc",
-    // Spanish.
-    "enero",
-    "febrero",
-    "marzo",
-    "abril",
-    "mayo",
-    "junio",
-    "julio",
-    "agosto",
-    "septiembre",
-    "setiembre",
-    "octubre",
-    "noviembre",
-    "diciembre",
-    // Italian.
-    "gennaio",
-    "febbraio",
-    "aprile",
-    "maggio",
-    "giugno",
-    "luglio",
-    "settembre",
-    "ottobre",
-    "dicembre",
-    // Dutch.
-    "januari",
-    "februari",
-    "maart",
-    "mei",
-    "augustus",
-    // Portuguese.
-    "janeiro",
-    "fevereiro",
-    "março",
-    "maio",
-    "junho",
-    "julho",
-    "setembro",
-    "outubro",
-    "novembro",
-    "dezembro",
 ];
-
-/// The words around a date that are not the page's ("Updated on",
-/// "um 14:30 Uhr", "publié … à 14h30", "às 14h"), in the languages of
-/// [`MONTHS`]. Only what English has here too: an article or a
-/// preposition of any use (`de`, `em`, `le`) is left to count as the
-/// line's own word, as "in" and "of" do.
-const DATE_WORDS: &[&str] = &[
-    "am",
-    "pm",
-    "utc",
-    "gmt",
-    "et",
-    "est",
-    "edt",
-    "pst",
-    "pdt",
-    "at",
-    "on",
-    "updated",
-    "published",
-    "posted",
-    // German.
-    "um",
-    "uhr",
-    "veröffentlicht",
-    "aktualisiert",
-    // French.
-    "à",
-    "publié",
-    "mis",
-    "jour",
-    // Spanish, Portuguese, Italian.
-    "publicado",
-    "actualizado",
-    "atualizado",
-    "às",
-    "pubblicato",
-    "aggiornato",
-    // Dutch.
-    "om",
-    "uur",
-    "gepubliceerd",
-    "bijgewerkt",
-];
-
-/// What a word of a date line is when [`MONTHS`] or [`DATE_WORDS`] has it.
-#[derive(Clone, Copy, PartialEq, Debug)]
-enum DateWord {
-    Month,
-    Around,
-}
-
-/// Looks `w` up in [`MONTHS`] and [`DATE_WORDS`] at once: both in one
-/// table made on first use, in buckets by length and first and last
-/// byte (every word of a dated line is looked up, and the lists hold
-/// well over a hundred words in seven languages).
-fn date_word(w: &str) -> Option<DateWord> {
-    const BUCKETS: usize = 128;
-    fn bucket(w: &[u8]) -> usize {
-        match (w.first(), w.last()) {
-            (Some(&a), Some(&z)) => {
-                (usize::from(a) * 7 + usize::from(z) * 3 + w.len() * 11) % BUCKETS
-            }
-            _ => 0,
-        }
-    }
-    static TABLE: OnceLock<Vec<Vec<(&'static str, DateWord)>>> = OnceLock::new();
-    let table = TABLE.get_or_init(|| {
-        let mut table = vec![Vec::new(); BUCKETS];
-        let all = MONTHS
-            .iter()
-            .map(|&m| (m, DateWord::Month))
-            .chain(DATE_WORDS.iter().map(|&a| (a, DateWord::Around)));
-        for (word, kind) in all {
-            table[bucket(word.as_bytes())].push((word, kind));
-        }
-        table
-    });
-    table[bucket(w.as_bytes())]
-        .iter()
-        .find(|e| e.0 == w)
-        .map(|e| e.1)
-}
 
 /// Counts the words of a line that belong to a date or a time (`2019-11-20`,
 /// `20.11.2019`, `2019年11月20日`, `Nov. 20, 2019`, `9:28`, `pm`) and the
@@ -367,23 +209,31 @@ pub fn date_words(text: &str) -> (usize, usize) {
             continue;
         }
         let digits = w.chars().filter(char::is_ascii_digit).count();
-        // (No month or word around a date starts with a digit; most
-        // words of a dated line do.)
-        let known = if w.as_bytes()[0].is_ascii_digit() {
-            None
-        } else {
-            date_word(w)
-        };
         if is_numeric_date(w) {
             dates += 1;
-        } else if known == Some(DateWord::Month) {
+        } else if MONTHS.contains(&w) {
             month = true;
         } else if digits > 0
             && w.chars()
                 .all(|c| c.is_ascii_digit() || matches!(c, ':' | 'h'))
         {
             number = true;
-        } else if known == Some(DateWord::Around) {
+        } else if matches!(
+            w,
+            "am" | "pm"
+                | "utc"
+                | "gmt"
+                | "et"
+                | "est"
+                | "edt"
+                | "pst"
+                | "pdt"
+                | "at"
+                | "on"
+                | "updated"
+                | "published"
+                | "posted"
+        ) {
         } else if w.ends_with("st") || w.ends_with("nd") || w.ends_with("rd") || w.ends_with("th") {
             if w.chars().next().is_some_and(|c| c.is_ascii_digit()) {
                 number = true;
@@ -403,47 +253,6 @@ pub fn date_words(text: &str) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A date line is dated in the languages pages are most often in
-    /// (lower case, as the pruner and the unit rows read it): a month's
-    /// name beside a number, with the words around a date not counted as
-    /// the line's own. Not "mars" (the planet as often as March), and an
-    /// article or a preposition counts as a word of the line, as "in"
-    /// does in English.
-    #[test]
-    fn date_lines_in_other_languages() {
-        for (text, want) in [
-            ("published on nov. 20, 2019 at 9:28 pm", (1, 0)),
-            ("veröffentlicht am 3. märz 2020, 14:30 uhr", (1, 0)),
-            ("aktualisiert: 12. dezember 2019", (1, 0)),
-            ("publié le 12 juillet 2019 à 14h30", (1, 1)),
-            ("publicado el 3 de marzo de 2020", (1, 3)),
-            ("atualizado em 5 de setembro de 2021, às 10:15", (1, 3)),
-            ("pubblicato il 21 ottobre 2018 alle 08:00", (1, 2)),
-            ("gepubliceerd op 8 mei 2022 om 12:00 uur", (1, 1)),
-            ("the mars 2020 mission", (0, 3)),
-            (
-                "calendário divulgado pela categoria em janeiro de 2018",
-                (1, 6),
-            ),
-        ] {
-            assert_eq!(date_words(text), want, "{text}");
-        }
-    }
-
-    /// No word is both a month and a word around a date (the one table
-    /// would give either).
-    #[test]
-    fn months_and_date_words_are_apart() {
-        for m in MONTHS {
-            assert!(!DATE_WORDS.contains(m), "{m}");
-            assert_eq!(date_word(m), Some(DateWord::Month), "{m}");
-        }
-        for a in DATE_WORDS {
-            assert_eq!(date_word(a), Some(DateWord::Around), "{a}");
-        }
-        assert_eq!(date_word("mars"), None);
-    }
 
     /// An ad slot's label, folded as the pruner folds it, in the page's
     /// language or with its punctuation; not words that only begin so.

@@ -72,17 +72,8 @@ feature_row! {
 /// The names of a unit's features, in order (the trainer's columns).
 pub const UNIT_FEATURES: &[&str] = UnitRow::NAMES;
 
-/// Short phrases of site furniture (lower case, matched inside units of
-/// at most 200 bytes): cart buttons, sign-in prompts, legal lines, share
-/// prompts. In English, the language of nearly all the training pages,
-/// then the same roles in the languages pages are most often in after
-/// it (German, French, Spanish, Italian, Dutch, Portuguese): the model
-/// learned what such a phrase means, and a German page's "Warenkorb" is
-/// the same button as "add to cart". A phrase of another language is
-/// written long enough not to occur inside English words, nor inside
-/// its own language's content words (`registrati` is inside
-/// "registration", `teilen` inside "verteilen": left out). A phrase
-/// with an apostrophe is there with the typographic one too.
+/// Short phrases of site furniture, in English (most of the training
+/// pages): cart buttons, sign-in prompts, legal lines, share prompts.
 const LEXICON: &[&str] = &[
     "copyright",
     "©",
@@ -111,123 +102,11 @@ const LEXICON: &[&str] = &[
     "recommended",
     "advertisement",
     "sponsored",
-    // German.
-    "datenschutz",
-    "impressum",
-    "alle rechte vorbehalten",
-    "anmelden",
-    "abonnieren",
-    "folgen sie uns",
-    "warenkorb",
-    "merkliste",
-    "wunschliste",
-    "nutzungsbedingungen",
-    "weiterlesen",
-    "mehr lesen",
-    "mehr erfahren",
-    "zum inhalt",
-    "nach oben",
-    "menü",
-    "ähnliche",
-    "empfohlen",
-    "anzeige",
-    "gesponsert",
-    // French.
-    "droits réservés",
-    "confidentialité",
-    "se connecter",
-    "connexion",
-    "s'inscrire",
-    "s’inscrire",
-    "inscrivez-vous",
-    "s'abonner",
-    "s’abonner",
-    "abonnez-vous",
-    "suivez-nous",
-    "partager",
-    "ajouter au panier",
-    "conditions d'utilisation",
-    "conditions d’utilisation",
-    "conditions générales",
-    "lire la suite",
-    "en savoir plus",
-    "aller au contenu",
-    "retour en haut",
-    "rechercher",
-    "recommandé",
-    "publicité",
-    "sponsorisé",
-    // Spanish.
-    "derechos reservados",
-    "privacidad",
-    "iniciar sesión",
-    "regístrate",
-    "suscríbete",
-    "síguenos",
-    "compartir",
-    "añadir al carrito",
-    "agregar al carrito",
-    "términos y condiciones",
-    "leer más",
-    "saber más",
-    "ir al contenido",
-    "volver arriba",
-    "buscar",
-    "relacionad",
-    "recomendad",
-    "publicidad",
-    "patrocinado",
-    // Italian.
-    "diritti riservati",
-    "accedi",
-    "iscriviti",
-    "seguici",
-    "condividi",
-    "aggiungi al carrello",
-    "termini e condizioni",
-    "leggi tutto",
-    "leggi di più",
-    "scopri di più",
-    "torna su",
-    "articoli correlati",
-    "consigliati",
-    "pubblicità",
-    "sponsorizzato",
-    // Dutch.
-    "alle rechten voorbehouden",
-    "inloggen",
-    "aanmelden",
-    "abonneren",
-    "volg ons",
-    "winkelwagen",
-    "lees meer",
-    "naar boven",
-    "zoeken",
-    "gerelateerd",
-    "aanbevolen",
-    "advertentie",
-    "gesponsord",
-    // Portuguese.
-    "direitos reservados",
-    "privacidade",
-    "cadastre-se",
-    "inscreva-se",
-    "siga-nos",
-    "compartilhar",
-    "adicionar ao carrinho",
-    "leia mais",
-    "saiba mais",
-    "voltar ao topo",
-    "pesquisar",
-    "publicidade",
 ];
 
 /// Heading words that open a section of shop furniture or of what
 /// others said (lower case, matched inside headings of at most
-/// [`HEADING_READ`] bytes): "Customers also bought", "Reviews (12)". In
-/// English, then in the languages of [`LEXICON`] and on its terms
-/// ("Das könnte Sie auch interessieren", "Articles similaires", "Lo más
-/// leído"; `simili` is inside "facsimile": the Italian is written out).
+/// [`HEADING_READ`] bytes): "Customers also bought", "Reviews (12)".
 const FURNITURE_HEADINGS: &[&str] = &[
     "review",
     "rating",
@@ -251,83 +130,6 @@ const FURNITURE_HEADINGS: &[&str] = &[
     "popular",
     "complete the look",
     "shop the look",
-    // German.
-    "bewertung",
-    "ähnliche",
-    "verwandte",
-    "auch interessieren",
-    "mehr zum thema",
-    "weitere artikel",
-    "meistgelesen",
-    "meist gelesen",
-    "beliebt",
-    "empfehlung",
-    "empfohlen",
-    "kauften auch",
-    "zuletzt angesehen",
-    "lesen sie auch",
-    "mehr aus",
-    "mehr von",
-    "gesponsert",
-    // French.
-    "avis client",
-    "avis des",
-    "similaires",
-    "lire aussi",
-    "sur le même",
-    "vous aimerez",
-    "vous pourriez aimer",
-    "les plus lus",
-    "populaires",
-    "recommandé",
-    "consultés récemment",
-    "sponsorisé",
-    // Spanish.
-    "opiniones",
-    "valoraciones",
-    "reseñas",
-    "relacionad",
-    "te puede interesar",
-    "también te puede",
-    "lo más leído",
-    "más leídas",
-    "más leídos",
-    "recomendad",
-    "similares",
-    "populares",
-    "vistos recientemente",
-    "patrocinado",
-    // Italian.
-    "recensioni",
-    "articoli correlati",
-    "notizie correlate",
-    "prodotti correlati",
-    "articoli simili",
-    "prodotti simili",
-    "potrebbe interessarti",
-    "ti potrebbe",
-    "più letti",
-    "consigliati",
-    "più popolari",
-    "visti di recente",
-    "sponsorizzato",
-    // Dutch.
-    "beoordeling",
-    "gerelateerd",
-    "vergelijkbare",
-    "misschien ook",
-    "meest gelezen",
-    "aanbevolen",
-    "populair",
-    "recent bekeken",
-    "gesponsord",
-    // Portuguese.
-    "avaliações",
-    "você também pode",
-    "também pode gostar",
-    "mais lidas",
-    "mais lidos",
-    "semelhantes",
 ];
 
 /// A heading is read for [`FURNITURE_HEADINGS`] when its text is at most
@@ -575,7 +377,7 @@ fn mark_section(doc: &Doc, heading: Id, open: &mut [OpenElement]) {
                 low.push(' ');
             }
         }
-        FURNITURE_SETS.count_in(&low, 1) > 0
+        FURNITURE_HEADINGS.iter().any(|w| low.contains(w))
     };
     let Some(section) = open
         .iter_mut()
@@ -727,7 +529,15 @@ fn unit_features(
     let short = u.len <= 200;
     let low = text.to_lowercase();
     let lexicon = if short {
-        LEXICON_SETS.count_in(&low, usize::MAX)
+        // A phrase is looked for only when every byte of it occurs.
+        let have = byte_set(low.as_bytes());
+        LEXICON
+            .iter()
+            .zip(&LEXICON_BYTES)
+            .filter(|(w, need)| {
+                need.iter().zip(&have).all(|(n, h)| n & !h == 0) && low.contains(**w)
+            })
+            .count()
     } else {
         0
     };
@@ -833,62 +643,6 @@ fn unit_features(
     .values()
 }
 
-/// A list of phrases with what each needs of a text before it is
-/// looked for in it: every one of its bytes, then every pair of its
-/// adjacent bytes. Looking a phrase up costs a setup and a scan; most
-/// units hold few of the bytes of most phrases, and most phrases of other
-/// languages are letters any English line has ("accedi", "lees meer")
-/// but seldom in that order. Made when the crate is compiled.
-struct PhraseSets<const N: usize> {
-    phrases: &'static [&'static str],
-    bytes: [[u64; 4]; N],
-    pairs: [[u64; 16]; N],
-}
-
-impl<const N: usize> PhraseSets<N> {
-    const fn of(phrases: &'static [&'static str]) -> PhraseSets<N> {
-        let mut bytes = [[0u64; 4]; N];
-        let mut pairs = [[0u64; 16]; N];
-        let mut i = 0;
-        while i < N {
-            bytes[i] = byte_set(phrases[i].as_bytes());
-            pairs[i] = pair_set(phrases[i].as_bytes());
-            i += 1;
-        }
-        PhraseSets {
-            phrases,
-            bytes,
-            pairs,
-        }
-    }
-
-    /// How many of the phrases occur in `text`, counting up to `enough`.
-    fn count_in(&self, text: &str, enough: usize) -> usize {
-        let have = byte_set(text.as_bytes());
-        // Made when a phrase's bytes are all there (most short texts).
-        let mut have_pairs = None;
-        let mut found = 0;
-        for i in 0..N {
-            if !covers(&have, &self.bytes[i]) {
-                continue;
-            }
-            let pairs = have_pairs.get_or_insert_with(|| pair_set(text.as_bytes()));
-            if covers(pairs, &self.pairs[i]) && text.contains(self.phrases[i]) {
-                found += 1;
-                if found >= enough {
-                    break;
-                }
-            }
-        }
-        found
-    }
-}
-
-/// Whether every bit of `need` is in `have`.
-fn covers(have: &[u64], need: &[u64]) -> bool {
-    need.iter().zip(have).all(|(n, h)| n & !h == 0)
-}
-
 /// The bytes that occur in `text`, as a set of 256 bits.
 const fn byte_set(text: &[u8]) -> [u64; 4] {
     let mut set = [0u64; 4];
@@ -901,22 +655,17 @@ const fn byte_set(text: &[u8]) -> [u64; 4] {
     set
 }
 
-/// The pairs of adjacent bytes that occur in `text`, as a set of 1,024
-/// bits (hashed: two lower-case ASCII letters never share a bit).
-const fn pair_set(text: &[u8]) -> [u64; 16] {
-    let mut set = [0u64; 16];
-    let mut i = 1;
-    while i < text.len() {
-        let h = (text[i - 1] as usize * 31 + text[i] as usize) & 1023;
-        set[h >> 6] |= 1 << (h & 63);
+/// The [`byte_set`] of each phrase of [`LEXICON`], made once when the
+/// crate is compiled.
+const LEXICON_BYTES: [[u64; 4]; LEXICON.len()] = {
+    let mut sets = [[0u64; 4]; LEXICON.len()];
+    let mut i = 0;
+    while i < LEXICON.len() {
+        sets[i] = byte_set(LEXICON[i].as_bytes());
         i += 1;
     }
-    set
-}
-
-static LEXICON_SETS: PhraseSets<{ LEXICON.len() }> = PhraseSets::of(LEXICON);
-static FURNITURE_SETS: PhraseSets<{ FURNITURE_HEADINGS.len() }> =
-    PhraseSets::of(FURNITURE_HEADINGS);
+    sets
+};
 
 #[cfg(test)]
 mod tests {
@@ -951,119 +700,6 @@ mod tests {
             [got("a"), got("b"), got("c"), got("d")],
             [0.0, 1.0, 0.0, 1.0]
         );
-    }
-
-    /// A furniture heading in another language marks the rest of its
-    /// section as an English one does; a heading of the page's own
-    /// content does not, nor an English word that holds a foreign one
-    /// ("facsimile" holds `simili`).
-    #[test]
-    fn furniture_headings_in_other_languages() {
-        let story = "<p>The story of the page, in plain words, long enough.</p>";
-        let cases = [
-            ("Das könnte Sie auch interessieren", true),
-            ("Articles similaires", true),
-            ("Lo más leído", true),
-            ("Articoli correlati", true),
-            ("Meest gelezen", true),
-            ("Você também pode gostar", true),
-            ("Die Geschichte der Stadt", false),
-            ("Facsimile editions", false),
-        ];
-        let at = UNIT_FEATURES
-            .iter()
-            .position(|&n| n == "under_furniture_heading")
-            .expect("the feature");
-        for (heading, furniture) in cases {
-            let html = format!(
-                "<div id=root>{story}<h2>{heading}</h2>\
-                 <ul><li id=b>Another story of the site, with its teaser</li></ul></div>"
-            );
-            let doc = Doc::parse(&html);
-            let rules = Pruner::new(&doc);
-            let b = id_of(&doc, "b");
-            let mut got = None;
-            units(&doc, id_of(&doc, "root"), &rules, [0.0, 0.0], |u| {
-                if u.id == b {
-                    got = Some(u.x[at]);
-                }
-                true
-            });
-            assert_eq!(got, Some(flag(furniture)), "{heading}");
-        }
-    }
-
-    /// Furniture phrases count in the languages of [`LEXICON`]; a
-    /// content word that holds a shorter one left out of it does not
-    /// ("verteilen" holds `teilen`, "registration" `registrati`).
-    #[test]
-    fn furniture_phrases_in_other_languages() {
-        let cases = [
-            ("In den Warenkorb", 1.0),
-            ("© 2020 Lokalzeitung. Alle Rechte vorbehalten.", 2.0),
-            ("Ajouter au panier", 1.0),
-            ("Iniciar sesión", 1.0),
-            ("Leggi tutto", 1.0),
-            ("Lees meer", 1.0),
-            ("Saiba mais", 1.0),
-            ("Die Hilfsgüter werden morgen verteilt.", 0.0),
-            ("Registration opens in the spring.", 0.0),
-        ];
-        let at = UNIT_FEATURES
-            .iter()
-            .position(|&n| n == "lexicon")
-            .expect("the feature");
-        for (text, count) in cases {
-            let html = format!("<div id=root><p id=a>{text}</p><p>Other words.</p></div>");
-            let doc = Doc::parse(&html);
-            let rules = Pruner::new(&doc);
-            let a = id_of(&doc, "a");
-            let mut got = None;
-            units(&doc, id_of(&doc, "root"), &rules, [0.0, 0.0], |u| {
-                if u.id == a {
-                    got = Some(u.x[at]);
-                }
-                true
-            });
-            assert_eq!(got, Some(count), "{text}");
-        }
-    }
-
-    /// The byte and pair sets only spare searches: every list counts
-    /// what a plain search of each phrase finds, on every phrase, every
-    /// two joined, and lines of prose.
-    #[test]
-    fn phrase_sets_count_as_a_plain_search_does() {
-        let prose = [
-            "Registration opens in the spring, the city said.",
-            "Die Hilfsgüter werden morgen verteilt.",
-            "add to cart, sign in, or read more: ©",
-            "",
-        ];
-        let check = |sets: &dyn Fn(&str) -> usize, list: &[&str], text: &str| {
-            let plain = list.iter().filter(|p| text.contains(**p)).count();
-            assert_eq!(sets(text), plain, "{text}");
-        };
-        for (list, sets) in [
-            (
-                LEXICON,
-                &(|t: &str| LEXICON_SETS.count_in(t, usize::MAX)) as &dyn Fn(&str) -> usize,
-            ),
-            (FURNITURE_HEADINGS, &|t: &str| {
-                FURNITURE_SETS.count_in(t, usize::MAX)
-            }),
-        ] {
-            for a in list {
-                check(sets, list, a);
-                for b in list.iter().step_by(7) {
-                    check(sets, list, &format!("{a} {b}"));
-                    check(sets, list, &format!("{b}{a}"));
-                }
-            }
-            for text in prose {
-                check(sets, list, text);
-            }
-        }
     }
 
     /// A unit whose text an earlier unit of the root had is a repeat;
