@@ -475,9 +475,9 @@ pub fn families() -> Vec<Family> {
             },
         },
         Family {
-            // What a short unit's row looks up: every furniture phrase, in
-            // each language, found in every line and every heading (each
-            // one a search of the line).
+            // What a short unit's row looks up: furniture phrases found in
+            // every line and every heading (each one a search of the
+            // line), among words of other languages.
             name: "lines and headings made of furniture phrases",
             page: |n| {
                 fill(
