@@ -563,7 +563,6 @@ fn after_text(doc: &Doc, id: Id) -> After {
 /// How many inline elements [`after_text`] climbs out of.
 const LINE_END_CLIMB: usize = 8;
 
-/// The largest char boundary of `s` at or below `i`.
 /// The length of the run of words at the start of `s` (which starts with
 /// a word) whose words are one plain space (U+0020) apart: it ends at the
 /// end of `s` or before other whitespace, so it ends with a word.
@@ -598,6 +597,7 @@ fn single_spaced(s: &str) -> usize {
     i
 }
 
+/// The largest char boundary of `s` at or below `i`.
 fn floor_char_boundary(s: &str, i: usize) -> usize {
     if i >= s.len() {
         return s.len();
